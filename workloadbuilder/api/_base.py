@@ -1,0 +1,112 @@
+"""The base model of every Kubernetes object and part: camelCase JSON, strict unknown fields."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Annotated, Any, ClassVar, Self, TypeVar
+
+import yaml
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
+
+__all__ = [
+    "Int32",
+    "Int64",
+    "K8sModel",
+    "K8sUnion",
+    "OptList",
+    "OptMap",
+    "Time",
+]
+
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+
+Int32 = Annotated[StrictInt, Field(ge=INT32_MIN, le=INT32_MAX)]
+"""A Go ``int32``: an API object cannot hold a value the API server could not decode."""
+
+Int64 = StrictInt
+Str = StrictStr
+Bool = StrictBool
+
+_T = TypeVar("_T")
+
+
+def _none_if_empty(value: Any) -> Any:
+    return value or None
+
+
+OptList = Annotated[list[_T] | None, AfterValidator(_none_if_empty)]
+"""An ``omitempty`` list: an empty list is held as ``None`` so it is never emitted."""
+
+OptMap = Annotated[dict[str, _T] | None, AfterValidator(_none_if_empty)]
+"""An ``omitempty`` map: an empty map is held as ``None`` so it is never emitted."""
+
+
+def _utc(value: datetime) -> datetime:
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+Time = Annotated[
+    datetime,
+    AfterValidator(_utc),
+    PlainSerializer(lambda d: d.strftime("%Y-%m-%dT%H:%M:%SZ"), return_type=str, when_used="json"),
+]
+"""``metav1.Time``: RFC 3339 in UTC with second precision, as the API server writes it."""
+
+
+class K8sModel(BaseModel):
+    """A Kubernetes JSON object: snake_case attributes, camelCase JSON, unknown fields rejected."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        extra="forbid",
+        validate_assignment=True,
+        revalidate_instances="never",
+    )
+
+    @classmethod
+    def from_server(cls, data: Mapping[str, Any]) -> Self:
+        """Parse a document read back from an API server, ignoring fields this SDK does not know.
+
+        A newer server may add fields; a controller must keep working, as client-go does.
+        """
+        return cls.model_validate(data, extra="ignore")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The Kubernetes JSON of this object: camelCase keys, no nulls, no empty lists."""
+        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+    def to_yaml(self) -> str:
+        """The object as a YAML document, keys in API order."""
+        return yaml.safe_dump(self.to_dict(), sort_keys=False, default_flow_style=False)
+
+
+class K8sUnion(K8sModel):
+    """An API union: exactly one of the fields named in ``union_members`` is set.
+
+    Enforced whenever the model is built or parsed, with the API server's message.
+    """
+
+    union_members: ClassVar[tuple[str, ...]] = ()
+
+    @model_validator(mode="after")
+    def _exactly_one_member(self) -> Self:
+        count = sum(getattr(self, m) is not None for m in self.union_members)
+        if count != 1:
+            listed = ", ".join(f"`{to_camel(m)}`" for m in self.union_members)
+            which = "exactly one" if count else "one"
+            raise ValueError(f"must specify {which} of: {listed}")
+        return self

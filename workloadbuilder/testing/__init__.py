@@ -1,0 +1,1 @@
+"""Test support: a local Kubernetes API server and a gang-scheduling simulator."""

@@ -1,0 +1,1 @@
+"""pytest plugin of workloadbuilder (fixtures arrive with the test server)."""
