@@ -14,6 +14,7 @@ __all__ = [
     "ManagedFieldsEntry",
     "ObjectMeta",
     "OwnerReference",
+    "ShardInfo",
     "Status",
     "StatusCause",
     "StatusDetails",
@@ -63,6 +64,12 @@ class ObjectMeta(K8sModel):
     managed_fields: OptList[ManagedFieldsEntry] = None
 
 
+class ShardInfo(K8sModel):
+    """The shard selector a sharded list response was filtered by (gate ShardedListAndWatch)."""
+
+    selector: Str
+
+
 class ListMeta(K8sModel):
     """Metadata of a list response."""
 
@@ -70,6 +77,7 @@ class ListMeta(K8sModel):
     resource_version: Str | None = None
     continue_: Str | None = Field(default=None, alias="continue")
     remaining_item_count: Int64 | None = None
+    shard_info: ShardInfo | None = None
 
 
 class Condition(K8sModel):

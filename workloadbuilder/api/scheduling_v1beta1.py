@@ -38,6 +38,8 @@ __all__ = [
     "PodGroupStatus",
     "PodGroupTemplate",
     "PreemptionPolicy",
+    "SingleCompositeDisruptionMode",
+    "SingleDisruptionMode",
     "TopologyConstraint",
     "TypedLocalObjectReference",
     "Workload",
