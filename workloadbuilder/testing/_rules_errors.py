@@ -1,0 +1,114 @@
+"""Field errors as the API server renders them into ``Status.details.causes``."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Final
+
+REQUIRED: Final = "FieldValueRequired"
+INVALID: Final = "FieldValueInvalid"
+NOT_SUPPORTED: Final = "FieldValueNotSupported"
+FORBIDDEN: Final = "FieldValueForbidden"
+TOO_MANY: Final = "FieldValueTooMany"
+TOO_LONG: Final = "FieldValueTooLong"
+DUPLICATE: Final = "FieldValueDuplicate"
+INTERNAL: Final = "InternalError"
+
+_LABELS: Final = {
+    REQUIRED: "Required value",
+    INVALID: "Invalid value",
+    NOT_SUPPORTED: "Unsupported value",
+    FORBIDDEN: "Forbidden",
+    TOO_MANY: "Too many",
+    TOO_LONG: "Too long",
+    DUPLICATE: "Duplicate value",
+    INTERNAL: "Internal error",
+}
+# Error types whose rendering never shows the offending value.
+_VALUELESS: Final = frozenset({REQUIRED, FORBIDDEN, TOO_LONG, INTERNAL})
+
+
+def render_value(value: Any) -> str:
+    """Render a bad value the way apimachinery prints it (``null`` is a quoted string there)."""
+    if value is None:
+        return '"null"'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class FieldErr:
+    """One validation failure; ``ratchet`` marks errors dropped on update when unchanged."""
+
+    type: str
+    field: str
+    value: Any = None
+    detail: str = ""
+    ratchet: bool = True
+
+    def message(self) -> str:
+        """The cause message: the error body without the field path."""
+        text = _LABELS[self.type]
+        if self.type not in _VALUELESS:
+            text += ": " + render_value(self.value)
+        if self.detail:
+            text += ": " + self.detail
+        return text
+
+    def to_cause(self) -> dict[str, str]:
+        """The ``StatusCause`` dict the API server returns for this error."""
+        return {"reason": self.type, "message": self.message(), "field": self.field}
+
+
+def required(path: str, detail: str = "") -> FieldErr:
+    """A missing required value."""
+    return FieldErr(REQUIRED, path, None, detail)
+
+
+def invalid(path: str, value: Any, detail: str, *, ratchet: bool = True) -> FieldErr:
+    """A value that breaks a rule."""
+    return FieldErr(INVALID, path, value, detail, ratchet)
+
+
+def forbidden(path: str, detail: str = "", *, ratchet: bool = True) -> FieldErr:
+    """A value that may not be set."""
+    return FieldErr(FORBIDDEN, path, None, detail, ratchet)
+
+
+def not_supported(path: str, value: Any, supported: list[str]) -> FieldErr:
+    """A value outside an enum; ``supported`` is rendered quoted, in the given order."""
+    detail = "supported values: " + ", ".join(json.dumps(s) for s in supported)
+    return FieldErr(NOT_SUPPORTED, path, value, detail)
+
+
+def too_many(path: str, actual: int, maximum: int) -> FieldErr:
+    """A list longer than allowed."""
+    noun = "item" if maximum == 1 else "items"
+    return FieldErr(TOO_MANY, path, actual, f"must have at most {maximum} {noun}")
+
+
+def too_long(path: str, maximum: int, *, ratchet: bool = True) -> FieldErr:
+    """A string longer than allowed."""
+    unit = "byte" if maximum == 1 else "bytes"
+    return FieldErr(TOO_LONG, path, None, f"may not be more than {maximum} {unit}", ratchet)
+
+
+def duplicate(path: str, value: Any, *, ratchet: bool = True) -> FieldErr:
+    """A key seen twice."""
+    return FieldErr(DUPLICATE, path, value, "", ratchet)
+
+
+def child(path: str, name: str) -> str:
+    """``path.name`` (or ``name`` at the root)."""
+    return f"{path}.{name}" if path else name
+
+
+def index(path: str, i: int) -> str:
+    """``path[i]``."""
+    return f"{path}[{i}]"
