@@ -1,0 +1,92 @@
+"""Kubernetes name and label-key formats, with apimachinery's messages (one per problem)."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["dns_label_errors", "dns_subdomain_errors", "label_key_errors"]
+
+_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_SUBDOMAIN = _LABEL + r"(\." + _LABEL + ")*"
+_QUALIFIED = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_LABEL_RE = re.compile(_LABEL)
+_SUBDOMAIN_RE = re.compile(_SUBDOMAIN)
+_QUALIFIED_RE = re.compile(_QUALIFIED)
+
+
+def _regex_message(what: str, examples: tuple[str, ...], regex: str) -> str:
+    # apimachinery joins the examples as "'a',  or 'b'" (two spaces), and we keep that text.
+    shown = " or ".join(f"'{e}', " for e in examples)
+    return f"{what} (e.g. {shown}regex used for validation is '{regex}')"
+
+
+LABEL_MESSAGE = _regex_message(
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-',"
+    " and must start and end with an alphanumeric character",
+    ("my-name", "123-abc"),
+    _LABEL,
+)
+SUBDOMAIN_MESSAGE = _regex_message(
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-'"
+    " or '.', and must start and end with an alphanumeric character",
+    ("example.com",),
+    _SUBDOMAIN,
+)
+_NAME_PART_MESSAGE = _regex_message(
+    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and"
+    " end with an alphanumeric character",
+    ("MyName", "my.name", "123-abc"),
+    _QUALIFIED,
+)
+_QUALIFIED_MESSAGE = (
+    _regex_message(
+        "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must"
+        " start and end with an alphanumeric character",
+        ("MyName", "my.name", "123-abc"),
+        _QUALIFIED,
+    )
+    + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+)
+
+
+def dns_label_errors(value: str) -> list[str]:
+    """Problems of ``value`` as an RFC 1123 DNS label (a template or claim name)."""
+    errors = []
+    if len(value.encode()) > 63:
+        errors.append("must be no more than 63 bytes")
+    if not _LABEL_RE.fullmatch(value):
+        errors.append(LABEL_MESSAGE)
+    return errors
+
+
+def dns_subdomain_errors(value: str) -> list[str]:
+    """Problems of ``value`` as an RFC 1123 DNS subdomain (an object name)."""
+    errors = []
+    if len(value.encode()) > 253:
+        errors.append("must be no more than 253 bytes")
+    if not _SUBDOMAIN_RE.fullmatch(value):
+        errors.append(SUBDOMAIN_MESSAGE)
+    return errors
+
+
+def label_key_errors(value: str) -> list[str]:
+    """Problems of ``value`` as a label key (an optional DNS-subdomain prefix and a name)."""
+    parts = value.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+        errors: list[str] = []
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errors = ["prefix part must be non-empty"]
+        else:
+            errors = [f"prefix part {e}" for e in dns_subdomain_errors(prefix)]
+    else:
+        return [_QUALIFIED_MESSAGE]
+    if not name:
+        errors.append("name part must be non-empty")
+    elif len(name.encode()) > 63:
+        errors.append("name part must be no more than 63 bytes")
+    if name and not _QUALIFIED_RE.fullmatch(name):
+        errors.append(_NAME_PART_MESSAGE)
+    return errors

@@ -1,0 +1,442 @@
+"""BuildOptions and Builder: compile a WorkloadItem tree and stamp its runtime objects."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .api.meta_v1 import ObjectMeta, OwnerReference
+from .api.scheduling_v1alpha3 import (
+    CompositePodGroup,
+    CompositePodGroupSpec,
+)
+from .api.scheduling_v1beta1 import (
+    AllCompositeDisruptionMode,
+    AllDisruptionMode,
+    BasicSchedulingPolicy,
+    CompositeBasicSchedulingPolicy,
+    CompositeDisruptionMode,
+    CompositeGangSchedulingPolicy,
+    CompositePodGroupSchedulingConstraints,
+    CompositePodGroupSchedulingPolicy,
+    CompositePodGroupTemplate,
+    DisruptionMode,
+    GangSchedulingPolicy,
+    PodGroup,
+    PodGroupResourceClaim,
+    PodGroupSchedulingConstraints,
+    PodGroupSchedulingPolicy,
+    PodGroupSpec,
+    PodGroupTemplate,
+    SingleCompositeDisruptionMode,
+    SingleDisruptionMode,
+    TopologyConstraint,
+    TypedLocalObjectReference,
+    Workload,
+    WorkloadReference,
+    WorkloadSpec,
+)
+from .config import SchedulingConfig
+from .field import ErrorList
+from .item import WorkloadItem
+from .validation import TreeError, check_tree, validate_tree
+
+__all__ = [
+    "BuildError",
+    "BuildOptions",
+    "Builder",
+    "DisruptionModeOption",
+    "SchedulingPolicyOption",
+    "build_workload",
+    "controller_ref",
+    "validate",
+]
+
+
+class BuildError(ValueError):
+    """The tree cannot be compiled, or the Builder was used out of order."""
+
+
+class SchedulingPolicyOption(enum.Enum):
+    """A scheduling policy a controller supports."""
+
+    BASIC = "Basic"
+    GANG = "Gang"
+
+
+class DisruptionModeOption(enum.Enum):
+    """A disruption mode a controller supports."""
+
+    SINGLE = "Single"
+    ALL = "All"
+
+
+def _owner(value: OwnerReference | Mapping[str, Any] | None) -> OwnerReference | None:
+    if value is None or isinstance(value, OwnerReference):
+        return value
+    if isinstance(value, Mapping):
+        return OwnerReference.model_validate(value)
+    raise TypeError(
+        "owner must be an OwnerReference or its dict (see controller_ref()),"
+        f" not {type(value).__name__}"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class BuildOptions:
+    """How to build: the Workload's name and namespace, its owner, what the controller allows.
+
+    Deny by default: an empty allow-list allows nothing. ``check_api_server_rules`` (on by
+    default) makes ``validate()`` also report what the API server would reject later.
+    """
+
+    name: str = ""
+    namespace: str = ""
+    owner: OwnerReference | None = None
+    allowed_policies: frozenset[SchedulingPolicyOption] = frozenset()
+    allowed_disruption_modes: frozenset[DisruptionModeOption] = frozenset()
+    disable_declarative_validation: bool = False
+    check_api_server_rules: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "owner", _owner(self.owner))
+        object.__setattr__(self, "allowed_policies", frozenset(self.allowed_policies))
+        object.__setattr__(
+            self, "allowed_disruption_modes", frozenset(self.allowed_disruption_modes)
+        )
+        for kind, values in (
+            (SchedulingPolicyOption, self.allowed_policies),
+            (DisruptionModeOption, self.allowed_disruption_modes),
+        ):
+            wrong = [v for v in values if not isinstance(v, kind)]
+            if wrong:
+                raise TypeError(f"expected {kind.__name__} values, got {wrong[0]!r}")
+
+
+def controller_ref(obj: Any, *, block_owner_deletion: bool = True) -> OwnerReference:
+    """A controller owner reference to ``obj``: a dict, one of our models, or a client model."""
+    if isinstance(obj, Mapping):
+        meta = obj.get("metadata") or {}
+        api_version, kind = obj.get("apiVersion"), obj.get("kind")
+        name, uid = meta.get("name"), meta.get("uid")
+    else:
+        meta = getattr(obj, "metadata", None)
+        api_version, kind = getattr(obj, "api_version", None), getattr(obj, "kind", None)
+        name, uid = getattr(meta, "name", None), getattr(meta, "uid", None)
+    missing = [
+        k
+        for k, v in (
+            ("apiVersion", api_version),
+            ("kind", kind),
+            ("metadata.name", name),
+            ("metadata.uid", uid),
+        )
+        if not v
+    ]
+    if missing:
+        raise ValueError(
+            f"cannot reference the owner: it has no {', '.join(missing)};"
+            " pass the object as read from the API server"
+        )
+    return OwnerReference(
+        api_version=api_version,
+        kind=kind,
+        name=name,
+        uid=uid,
+        controller=True,
+        block_owner_deletion=block_owner_deletion,
+    )
+
+
+def _group_of(api_version: str) -> str:
+    parts = api_version.split("/")
+    if len(parts) == 1 and parts[0]:
+        return ""
+    if len(parts) == 2 and parts[0] and parts[1]:
+        return parts[0]
+    raise BuildError(
+        f"invalid owner apiVersion {api_version!r}: unexpected GroupVersion string: {api_version}"
+    )
+
+
+class Builder:
+    """Compiles one WorkloadItem tree into a Workload and stamps its PodGroups."""
+
+    def __init__(self, root: WorkloadItem | None, options: BuildOptions) -> None:
+        if root is not None and not isinstance(root, WorkloadItem):
+            raise TypeError(f"root must be a WorkloadItem, not {type(root).__name__}")
+        if not isinstance(options, BuildOptions):
+            raise TypeError(f"options must be BuildOptions, not {type(options).__name__}")
+        self.root = root
+        self.options = options
+        self._workload: Workload | None = None
+        self._existing: Workload | None = None
+        self._pod_group_templates: dict[str, PodGroupTemplate] | None = None
+        self._composite_templates: dict[str, CompositePodGroupTemplate] | None = None
+
+    @classmethod
+    def from_existing_workload(
+        cls, workload: Workload | Mapping[str, Any], options: BuildOptions
+    ) -> Builder:
+        """A Builder that stamps runtime objects from a Workload read from the API server."""
+        builder = cls(None, options)
+        builder._existing = (
+            workload if isinstance(workload, Workload) else Workload.from_server(workload)
+        )
+        return builder
+
+    def validate(self, old_root: WorkloadItem | None = None) -> ErrorList:
+        """Every problem of the tree, at the controller's field paths. Never raises."""
+        if self._existing is not None:
+            from .field import FieldError
+
+            return ErrorList(
+                [
+                    FieldError.internal(
+                        None, "cannot validate a builder constructed from an existing workload"
+                    )
+                ]
+            )
+        return validate_tree(self.root, self.options, old_root)
+
+    def build_workload(self) -> Workload:
+        """The compiled scheduling.k8s.io/v1beta1 Workload (built once, then cached)."""
+        if self._existing is not None:
+            raise BuildError(
+                "BuildWorkload is not available on a Builder created from an existing Workload:"
+                " it materializes from the supplied Workload"
+            )
+        if self._workload is None:
+            self._workload = self._build()
+        return self._workload.model_copy(deep=True)
+
+    def new_pod_group(self, pod_group_name: str, template_name: str) -> PodGroup:
+        """A PodGroup of the template ``template_name`` (at any depth of the tree)."""
+        workload = self._resolved_workload()
+        if self._pod_group_templates is None:
+            self._pod_group_templates = {t.name: t for t in _leaf_templates(workload.spec)}
+        template = self._pod_group_templates.get(template_name)
+        if template is None:
+            names = " ".join(self._pod_group_templates)
+            raise BuildError(
+                f"podGroupTemplate {template_name!r} not found in workload"
+                f" {workload.metadata.name!r} (have [{names}])"
+            )
+        return PodGroup(
+            metadata=self._runtime_meta(workload, pod_group_name),
+            spec=PodGroupSpec(
+                workload_ref=WorkloadReference(
+                    workload_name=workload.metadata.name or "", template_name=template.name
+                ),
+                scheduling_policy=template.scheduling_policy,
+                scheduling_constraints=template.scheduling_constraints,
+                resource_claims=template.resource_claims,
+                disruption_mode=template.disruption_mode,
+                priority_class_name=template.priority_class_name,
+                priority=template.priority,
+            ).model_copy(deep=True),
+        )
+
+    def new_composite_pod_group(self, name: str, template_name: str) -> CompositePodGroup:
+        """A CompositePodGroup of ``template_name``; the caller sets its parent, if any."""
+        workload = self._resolved_workload()
+        if self._composite_templates is None:
+            self._composite_templates = {
+                t.name: t for t in _composite_templates(workload.spec.composite_pod_group_templates)
+            }
+        template = self._composite_templates.get(template_name)
+        if template is None:
+            names = " ".join(self._composite_templates)
+            raise BuildError(
+                f"compositePodGroupTemplate {template_name!r} not found in workload"
+                f" {workload.metadata.name!r} (have [{names}])"
+            )
+        return CompositePodGroup(
+            metadata=self._runtime_meta(workload, name),
+            spec=CompositePodGroupSpec(
+                workload_ref=WorkloadReference(
+                    workload_name=workload.metadata.name or "", template_name=template.name
+                ),
+                scheduling_policy=template.scheduling_policy,
+                scheduling_constraints=template.scheduling_constraints,
+                disruption_mode=template.disruption_mode,
+                priority_class_name=template.priority_class_name,
+                priority=template.priority,
+            ).model_copy(deep=True),
+        )
+
+    def _resolved_workload(self) -> Workload:
+        if self._existing is not None:
+            return self._existing
+        if self._workload is None:
+            raise BuildError(
+                "no Workload available: call BuildWorkload or use"
+                " NewBuilderFromExistingWorkload first"
+            )
+        return self._workload
+
+    def _runtime_meta(self, workload: Workload, name: str) -> ObjectMeta:
+        owner = self.options.owner
+        return ObjectMeta(
+            name=name,
+            namespace=workload.metadata.namespace,
+            owner_references=[owner.model_copy()] if owner is not None else None,
+        )
+
+    def _build(self) -> Workload:
+        if self.root is None:
+            raise BuildError("invalid builder: missing root WorkloadItem")
+        try:
+            check_tree(self.root)
+        except TreeError as exc:
+            raise BuildError(str(exc)) from None
+        if self.root.is_composite:
+            spec = WorkloadSpec(composite_pod_group_templates=[_composite_template(self.root)])
+        else:
+            spec = WorkloadSpec(pod_group_templates=[_leaf_template(self.root)])
+        owner = self.options.owner
+        if owner is None:
+            raise BuildError("a Workload must be owned by its controller for garbage collection")
+        spec.controller_ref = TypedLocalObjectReference(
+            api_group=_group_of(owner.api_version), kind=owner.kind, name=owner.name
+        )
+        return Workload(
+            metadata=ObjectMeta(
+                name=self.options.name or None,
+                namespace=self.options.namespace or None,
+                owner_references=[owner.model_copy()],
+            ),
+            spec=spec,
+        )
+
+
+def _resolve(item: WorkloadItem) -> SchedulingConfig:
+    try:
+        return item.resolve()
+    except Exception as exc:
+        raise BuildError(f"resolving workload item {item.name!r}: {exc}") from exc
+
+
+def _count(config: SchedulingConfig, composite: bool) -> int | None:
+    """The gang threshold, or None for basic; raises when gang has no count."""
+    policy = config.policy
+    if policy is None or policy.gang is None:
+        return None
+    if policy.gang.min_count is None:
+        what = (
+            "composite gang scheduling requires minGroupCount"
+            if composite
+            else "gang scheduling requires minCount"
+        )
+        raise BuildError(f"{what} to be set after resolution")
+    return policy.gang.min_count
+
+
+def _topology(config: SchedulingConfig) -> list[TopologyConstraint] | None:
+    if config.constraints is None or not config.constraints.topology:
+        return None
+    return [TopologyConstraint(key=k) for k in config.constraints.topology]
+
+
+def _leaf_template(item: WorkloadItem) -> PodGroupTemplate:
+    config = _resolve(item)
+    count = _count(config, composite=False)
+    topology = _topology(config)
+    mode = config.disruption_mode
+    try:
+        return PodGroupTemplate(
+            name=item.name,
+            scheduling_policy=PodGroupSchedulingPolicy(
+                basic=BasicSchedulingPolicy() if count is None else None,
+                gang=GangSchedulingPolicy(min_count=count) if count is not None else None,
+            ),
+            scheduling_constraints=PodGroupSchedulingConstraints(topology=topology)
+            if topology
+            else None,
+            resource_claims=[
+                PodGroupResourceClaim(
+                    name=c.name,
+                    resource_claim_name=c.resource_claim_name,
+                    resource_claim_template_name=c.resource_claim_template_name,
+                )
+                for c in config.resource_claims
+            ]
+            or None,
+            disruption_mode=(
+                DisruptionMode(all=AllDisruptionMode())
+                if mode.all is not None
+                else DisruptionMode(single=SingleDisruptionMode())
+                if mode.single is not None
+                else None
+            )
+            if mode is not None
+            else None,
+            priority_class_name=config.priority_class_name or None,
+        )
+    except ValueError as exc:
+        raise BuildError(f"workload item {item.name!r} cannot be compiled: {exc}") from None
+
+
+def _composite_template(item: WorkloadItem) -> CompositePodGroupTemplate:
+    config = _resolve(item)
+    count = _count(config, composite=True)
+    topology = _topology(config)
+    mode = config.disruption_mode
+    try:
+        template = CompositePodGroupTemplate(
+            name=item.name,
+            scheduling_policy=CompositePodGroupSchedulingPolicy(
+                basic=CompositeBasicSchedulingPolicy() if count is None else None,
+                gang=CompositeGangSchedulingPolicy(min_group_count=count)
+                if count is not None
+                else None,
+            ),
+            scheduling_constraints=CompositePodGroupSchedulingConstraints(topology=topology)
+            if topology
+            else None,
+            disruption_mode=(
+                CompositeDisruptionMode(all=AllCompositeDisruptionMode())
+                if mode.all is not None
+                else CompositeDisruptionMode(single=SingleCompositeDisruptionMode())
+                if mode.single is not None
+                else None
+            )
+            if mode is not None
+            else None,
+            priority_class_name=config.priority_class_name or None,
+        )
+    except ValueError as exc:
+        raise BuildError(f"workload item {item.name!r} cannot be compiled: {exc}") from None
+    leaves = [_leaf_template(c) for c in item.children if not c.is_composite]
+    composites = [_composite_template(c) for c in item.children if c.is_composite]
+    template.pod_group_templates = leaves or None
+    template.composite_pod_group_templates = composites or None
+    return template
+
+
+def _composite_templates(
+    templates: list[CompositePodGroupTemplate] | None,
+) -> Iterator[CompositePodGroupTemplate]:
+    for template in templates or ():
+        yield template
+        yield from _composite_templates(template.composite_pod_group_templates)
+
+
+def _leaf_templates(spec: WorkloadSpec) -> Iterator[PodGroupTemplate]:
+    yield from spec.pod_group_templates or ()
+    for composite in _composite_templates(spec.composite_pod_group_templates):
+        yield from composite.pod_group_templates or ()
+
+
+def validate(
+    root: WorkloadItem | None, options: BuildOptions, *, old_root: WorkloadItem | None = None
+) -> ErrorList:
+    """``Builder(root, options).validate(old_root)``."""
+    return Builder(root, options).validate(old_root)
+
+
+def build_workload(root: WorkloadItem, options: BuildOptions) -> Workload:
+    """``Builder(root, options).build_workload()``."""
+    return Builder(root, options).build_workload()

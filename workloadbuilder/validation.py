@@ -1,0 +1,376 @@
+"""validate(): upstream's layers in upstream's order, then the API server's rules, earlier.
+
+1. the fail-fast tree check (one Internal error);
+2. per item, in tree order: declarative validation of each building block at the controller's
+   path (ratcheted on update), the allow-lists on the *resolved* config, the Basic + ``all``
+   cross rule;
+3. beyond upstream (``BuildOptions.check_api_server_rules``, on by default): what the API
+   server would reject in the compiled Workload, reported at the controller's paths.
+
+``validate()`` never raises: a failing callback or an unexpected error is an Internal error.
+See ``docs/validation.md`` for every rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
+
+from ._declarative import (
+    count_errors,
+    format_errors,
+    validate_claim,
+    validate_constraints,
+    validate_disruption_mode,
+    validate_policy,
+    validate_topology,
+)
+from ._formats import dns_label_errors, dns_subdomain_errors
+from .api.scheduling_v1alpha3 import TopologyConstraint
+from .config import SchedulingConfig
+from .field import ErrorList, FieldError, FieldPath
+from .item import WorkloadItem, _BlockInput
+
+if TYPE_CHECKING:
+    from .builder import BuildOptions
+
+__all__ = [
+    "MAX_CLAIMS",
+    "MAX_TEMPLATES_PER_LIST",
+    "MAX_TREE_DEPTH",
+    "TreeError",
+    "check_tree",
+    "validate_tree",
+]
+
+MAX_TEMPLATES_PER_LIST = 8
+MAX_TREE_DEPTH = 4
+MAX_CLAIMS = 4
+PRIORITY_MESSAGE = (
+    "all priority and priorityClassName values must be identical, detected multiple values"
+)
+
+
+class TreeError(Exception):
+    """The tree cannot be compiled; ``item`` is the offending item (for its path)."""
+
+    def __init__(self, message: str, item: WorkloadItem | None) -> None:
+        super().__init__(message)
+        self.item = item
+
+
+def check_tree(root: WorkloadItem) -> None:
+    """Upstream's fail-fast structural check: names present and unique, blocks of the right kind.
+
+    Raises ``TreeError`` with upstream's message for the first problem.
+    """
+    seen: set[str] = set()
+    for item in root.walk():
+        if not item.name:
+            raise TreeError("workload item name cannot be empty", item)
+        if item.name in seen:
+            raise TreeError(
+                f"duplicate workload item name {_go_quote(item.name)}: template names must be"
+                " unique across the Workload",
+                item,
+            )
+        seen.add(item.name)
+        kind = _wrong_kind_block(item)
+        if kind:
+            raise TreeError(kind, item)
+
+
+def _go_quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _wrong_kind_block(item: WorkloadItem) -> str:
+    given = item.input
+    name = _go_quote(item.name)
+    if item.is_composite:
+        for label, present in (
+            ("policy", given.policy.pod_group_data is not None),
+            ("constraints", given.constraints.pod_group_data is not None),
+            ("disruptionMode", given.disruption_mode.pod_group_data is not None),
+            ("resourceClaims", bool(given.resource_claims.pod_group_data)),
+        ):
+            if present:
+                return f"composite workload item {name} sets leaf building block: {label}"
+        return ""
+    for label, present in (
+        ("policy", given.policy.composite_pod_group_data is not None),
+        ("constraints", given.constraints.composite_pod_group_data is not None),
+        ("disruptionMode", given.disruption_mode.composite_pod_group_data is not None),
+    ):
+        if present:
+            return f"leaf workload item {name} sets composite building block: {label}"
+    return ""
+
+
+def validate_tree(
+    root: WorkloadItem | None, options: BuildOptions, old_root: WorkloadItem | None = None
+) -> ErrorList:
+    """All errors of ``root`` for ``options`` (see the module docstring). Never raises."""
+    try:
+        return _validate(root, options, old_root)
+    except Exception as exc:
+        path = root.path if isinstance(root, WorkloadItem) else None
+        return ErrorList([FieldError.internal(path, f"unexpected validation failure: {exc!r}")])
+
+
+def _validate(
+    root: WorkloadItem | None, options: BuildOptions, old_root: WorkloadItem | None
+) -> ErrorList:
+    if root is None:
+        return ErrorList(
+            [FieldError.invalid(None, None, "invalid builder: missing root WorkloadItem")]
+        )
+    if old_root is not None and old_root.name != root.name:
+        detail = (
+            f"old root name {_go_quote(old_root.name)} does not match new root name"
+            f" {_go_quote(root.name)}"
+        )
+        return ErrorList([FieldError.internal(root.path, detail)])
+    try:
+        check_tree(root)
+    except TreeError as exc:
+        where = exc.item.path if exc.item is not None and exc.item.path is not None else root.path
+        return ErrorList([FieldError.internal(where, str(exc))])
+    errors = ErrorList()
+    resolved: dict[str, SchedulingConfig] = {}
+    for item, old in _pairs(root, old_root):
+        item_errors = ErrorList()
+        if not options.disable_declarative_validation:
+            item_errors.extend(_declarative(item, old))
+        try:
+            config = item.resolve()
+        except Exception as exc:
+            item_errors.append(
+                FieldError.internal(
+                    item.path, f"resolving workload item {_go_quote(item.name)}: {exc}"
+                )
+            )
+        else:
+            resolved[item.name] = config
+            item_errors.extend(_allow_lists(item, config, options))
+            if options.check_api_server_rules:
+                item_errors.extend(_resolved_rules(item, config))
+        errors.extend(_relocated(item, item_errors))
+    if options.check_api_server_rules:
+        errors.extend(_tree_rules(root, resolved, options))
+    return _deduplicated(errors)
+
+
+def _pairs(
+    item: WorkloadItem, old: WorkloadItem | None
+) -> Iterator[tuple[WorkloadItem, WorkloadItem | None]]:
+    """Each item with its old counterpart: the same name at the same level, as upstream."""
+    yield item, old
+    old_children = {c.name: c for c in old.children} if old is not None else {}
+    for child in item.children:
+        yield from _pairs(child, old_children.get(child.name))
+
+
+def _declarative(item: WorkloadItem, old: WorkloadItem | None) -> ErrorList:
+    errors = ErrorList()
+    new_in, old_in = item.input, old.input if old is not None else None
+    data = "composite_pod_group_data" if item.is_composite else "pod_group_data"
+    for block_name, check in (
+        ("policy", validate_policy),
+        ("constraints", validate_constraints),
+        ("disruption_mode", validate_disruption_mode),
+    ):
+        block = getattr(new_in, block_name)
+        value = getattr(block, data)
+        if value is not None:
+            old_value = getattr(getattr(old_in, block_name), data) if old_in else None
+            errors.extend(check(value, old_value, item.block_path(block)))
+    claims = new_in.resource_claims
+    if claims.pod_group_data:
+        path = item.block_path(claims) or FieldPath("resourceClaims")
+        old_claims = {c.name: c for c in old_in.resource_claims.pod_group_data} if old_in else {}
+        for i, claim in enumerate(claims.pod_group_data):
+            errors.extend(validate_claim(claim, old_claims.get(claim.name), path.index(i)))
+    return errors
+
+
+def _allow_lists(item: WorkloadItem, config: SchedulingConfig, options: BuildOptions) -> ErrorList:
+    from .builder import DisruptionModeOption, SchedulingPolicyOption
+
+    errors = ErrorList()
+    policy_path = item.block_path(item.input.policy)
+    mode_path = item.block_path(item.input.disruption_mode)
+    policy, mode = config.policy, config.disruption_mode
+    if policy is not None:
+        if (
+            policy.basic is not None
+            and SchedulingPolicyOption.BASIC not in options.allowed_policies
+        ):
+            errors.append(
+                FieldError.forbidden(
+                    policy_path, "basic scheduling policy is not supported by this controller"
+                )
+            )
+        if policy.gang is not None and SchedulingPolicyOption.GANG not in options.allowed_policies:
+            errors.append(
+                FieldError.forbidden(
+                    policy_path, "gang scheduling policy is not supported by this controller"
+                )
+            )
+    if mode is not None:
+        allowed = options.allowed_disruption_modes
+        if mode.single is not None and DisruptionModeOption.SINGLE not in allowed:
+            errors.append(
+                FieldError.forbidden(
+                    mode_path, "the disruptionMode `single` is not supported by this controller"
+                )
+            )
+        if mode.all is not None and DisruptionModeOption.ALL not in allowed:
+            errors.append(
+                FieldError.forbidden(
+                    mode_path, "the disruptionMode `all` is not supported by this controller"
+                )
+            )
+    if (
+        policy is not None
+        and policy.basic is not None
+        and mode is not None
+        and mode.all is not None
+    ):
+        errors.append(
+            FieldError.invalid(
+                mode_path,
+                "",
+                "the disruptionMode `all` is not supported with the Basic scheduling policy",
+            )
+        )
+    return errors
+
+
+def _resolved_rules(item: WorkloadItem, config: SchedulingConfig) -> ErrorList:
+    """What the API server would reject in this item's compiled template."""
+    errors = ErrorList()
+    name_path = item.path
+    errors.extend(format_errors(name_path or FieldPath("name"), item.name, dns_label_errors))
+    policy = config.policy
+    if policy is not None and policy.gang is not None and policy.basic is None:
+        count_field = "minGroupCount" if item.is_composite else "minCount"
+        count_path = _below(item.block_path(item.input.policy), "gang", count_field)
+        if policy.gang.min_count is None:
+            errors.append(
+                FieldError.required(
+                    count_path,
+                    f"gang scheduling requires {count_field} to be set after resolution",
+                )
+            )
+        else:
+            errors.extend(count_errors(count_path, policy.gang.min_count))
+    if config.constraints is not None and config.constraints.topology:
+        topology = [TopologyConstraint(key=k) for k in config.constraints.topology]
+        path = _below(item.block_path(item.input.constraints), "topology")
+        errors.extend(validate_topology(topology, None, path))
+    claims = config.resource_claims
+    if claims:
+        path = item.block_path(item.input.resource_claims) or FieldPath("resourceClaims")
+        if len(claims) > MAX_CLAIMS:
+            errors.append(FieldError.too_many(path, len(claims), MAX_CLAIMS))
+        seen: set[str] = set()
+        for i, claim in enumerate(claims):
+            if claim.name in seen:
+                errors.append(FieldError.duplicate(path.index(i), claim.name))
+            seen.add(claim.name)
+    if config.priority_class_name:
+        errors.extend(
+            format_errors(
+                item.path or FieldPath("priorityClassName"),
+                config.priority_class_name,
+                dns_subdomain_errors,
+            )
+        )
+    return errors
+
+
+def _below(path: FieldPath | None, *names: str) -> FieldPath:
+    return FieldPath(*names) if path is None else path.child(*names)
+
+
+def _tree_rules(
+    root: WorkloadItem, resolved: dict[str, SchedulingConfig], options: BuildOptions
+) -> ErrorList:
+    """Rules over the whole compiled tree: list sizes, depth, one priority, the Workload name."""
+    errors = ErrorList()
+    if options.name:
+        errors.extend(
+            format_errors(FieldPath("metadata", "name"), options.name, dns_subdomain_errors)
+        )
+    _check_shape(root, 1, errors)
+    priorities = {
+        item.name: resolved[item.name].priority_class_name
+        for item in root.walk()
+        if item.name in resolved
+    }
+    first = priorities.get(root.name)
+    for item in root.walk():
+        if item.name in priorities and priorities[item.name] != first:
+            errors.append(FieldError.invalid(item.path, None, PRIORITY_MESSAGE))
+            break
+    return errors
+
+
+def _check_shape(item: WorkloadItem, depth: int, errors: ErrorList) -> None:
+    if not item.is_composite:
+        return
+    if depth >= MAX_TREE_DEPTH:
+        errors.append(
+            FieldError.invalid(
+                item.path, item.name, f"maximum template hierarchy depth is {MAX_TREE_DEPTH}"
+            )
+        )
+        return
+    leaves = sum(1 for c in item.children if not c.is_composite)
+    composites = len(item.children) - leaves
+    for count in (leaves, composites):
+        if count > MAX_TEMPLATES_PER_LIST:
+            errors.append(FieldError.too_many(item.path, count, MAX_TEMPLATES_PER_LIST))
+    for child in item.children:
+        _check_shape(child, depth + 1, errors)
+
+
+def _relocated(item: WorkloadItem, errors: ErrorList) -> ErrorList:
+    """Move errors inside a block to the controller's own fields named by ``field_paths``."""
+    blocks: list[_BlockInput] = [
+        item.input.policy,
+        item.input.constraints,
+        item.input.disruption_mode,
+        item.input.resource_claims,
+    ]
+    mappings = [(str(item.block_path(b) or ""), b.field_paths) for b in blocks if b.field_paths]
+    if not mappings:
+        return errors
+    out = ErrorList()
+    for err in errors:
+        out.append(_relocate(err, mappings))
+    return out
+
+
+def _relocate(err: FieldError, mappings: list[tuple[str, Mapping[str, FieldPath]]]) -> FieldError:
+    for base, field_paths in mappings:
+        if base and not (err.field == base or err.field.startswith((base + ".", base + "["))):
+            continue
+        relative = err.field[len(base) :].lstrip(".") if base else err.field
+        for inner, target in sorted(field_paths.items(), key=lambda kv: -len(kv[0])):
+            if relative == inner or relative.startswith((inner + ".", inner + "[")):
+                rest = relative[len(inner) :]
+                return err.with_field(FieldPath.parse(str(target) + rest))
+    return err
+
+
+def _deduplicated(errors: ErrorList) -> ErrorList:
+    seen: set[tuple[object, ...]] = set()
+    out = ErrorList()
+    for err in errors:
+        key = (err.type, err.field, err.detail, repr(err.bad_value))
+        if key not in seen:
+            seen.add(key)
+            out.append(err)
+    return out
