@@ -1,0 +1,1048 @@
+"""Field paths and field errors with the behaviour of apimachinery's ``validation/field`` package.
+
+``FieldPath`` mirrors ``field.Path``, ``FieldError`` mirrors ``field.Error`` (same types, same
+rendering), and ``ErrorList`` mirrors ``field.ErrorList``, plus the two things a Python controller
+needs around it: a ``metav1.Status`` for an admission webhook (``ErrorList.to_status``) and the
+conversion of a pydantic ``ValidationError`` into errors at the controller's own paths
+(``ErrorList.from_pydantic``). See ``docs/field-errors.md``.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import datetime
+import enum
+import json
+import math
+import re
+import types
+import typing
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, Final, SupportsIndex, overload
+
+if TYPE_CHECKING:
+    import pydantic
+
+__all__ = [
+    "OMIT_VALUE",
+    "ErrorList",
+    "ErrorType",
+    "FieldError",
+    "FieldPath",
+    "PathLike",
+]
+
+# --------------------------------------------------------------------------------------------
+# FieldPath
+# --------------------------------------------------------------------------------------------
+
+_NAME: Final = 0
+_SUB: Final = 1
+
+_Elem = tuple[int, str]
+
+
+class FieldPath:
+    """An immutable path from a root to a field, as apimachinery's ``field.Path``.
+
+    ``FieldPath("spec", "replicaSpecs").key("Worker").child("scheduling")`` renders as
+    ``spec.replicaSpecs[Worker].scheduling``. Index and key subscripts are the same element
+    (``.index(0) == .key("0")``), as in Go. Paths are hashable, ordered and render once.
+    """
+
+    __slots__ = ("_elems", "_hash", "_str")
+
+    _elems: tuple[_Elem, ...]
+    _str: str
+    _hash: int
+
+    def __init__(self, name: str, *more_names: str) -> None:
+        elems = tuple(_name_elem(n) for n in (name, *more_names))
+        self._init(elems, _render(elems))
+
+    def _init(self, elems: tuple[_Elem, ...], rendered: str) -> None:
+        object.__setattr__(self, "_elems", elems)
+        object.__setattr__(self, "_str", rendered)
+        object.__setattr__(self, "_hash", hash(elems))
+
+    @classmethod
+    def _make(cls, elems: tuple[_Elem, ...], rendered: str) -> FieldPath:
+        p = cls.__new__(cls)
+        p._init(elems, rendered)
+        return p
+
+    def __setattr__(self, key: str, value: object) -> None:
+        raise AttributeError("FieldPath is immutable")
+
+    def child(self, name: str, *more_names: str) -> FieldPath:
+        """The path of a field below this one (several names descend several levels)."""
+        elems = self._elems
+        s = self._str
+        for n in (name, *more_names):
+            e = _name_elem(n)
+            elems = (*elems, e)
+            s = s + "." + n if e[0] == _NAME else s + "[" + e[1] + "]"
+        return FieldPath._make(elems, s)
+
+    def index(self, index: int) -> FieldPath:
+        """This path subscripted by a list index: ``spec.podGroupTemplates[0]``."""
+        i = str(int(index))
+        return FieldPath._make((*self._elems, (_SUB, i)), self._str + "[" + i + "]")
+
+    def key(self, key: str) -> FieldPath:
+        """This path subscripted by a map key, rendered without quotes: ``labels[app]``."""
+        return FieldPath._make((*self._elems, (_SUB, key)), self._str + "[" + key + "]")
+
+    def root(self) -> FieldPath:
+        """The first element of this path."""
+        first = self._elems[:1]
+        return FieldPath._make(first, _render(first))
+
+    @property
+    def parent(self) -> FieldPath | None:
+        """This path without its last element, or ``None`` for a root."""
+        if len(self._elems) == 1:
+            return None
+        elems = self._elems[:-1]
+        return FieldPath._make(elems, _render(elems))
+
+    @property
+    def elements(self) -> tuple[str | int, ...]:
+        """Names as ``str`` and subscripts as ``int`` when numeric, else as ``[key]`` strings."""
+        out: list[str | int] = []
+        for kind, value in self._elems:
+            if kind == _NAME:
+                out.append(value)
+            elif _INT_RE.fullmatch(value):
+                out.append(int(value))
+            else:
+                out.append("[" + value + "]")
+        return tuple(out)
+
+    @classmethod
+    def parse(cls, text: str) -> FieldPath:
+        """Parse a rendered path such as ``spec.a[0].b[key]`` back into a ``FieldPath``.
+
+        Names are separated by ``.``; a subscript runs from ``[`` to the next ``]``. Names that
+        themselves contain ``.`` or ``[`` cannot be told apart from structure (as in Go's
+        rendering), so such paths do not round-trip.
+        """
+        if not text:
+            raise ValueError("cannot parse an empty field path")
+        elems: list[_Elem] = []
+        i, n = 0, len(text)
+        expect_name = not text.startswith("[")
+        while i < n:
+            c = text[i]
+            if c == "[":
+                end = text.find("]", i + 1)
+                if end < 0:
+                    raise ValueError(f"unterminated subscript in field path {text!r}")
+                elems.append((_SUB, text[i + 1 : end]))
+                i = end + 1
+                expect_name = False
+            elif c == ".":
+                if not elems or i + 1 >= n or text[i + 1] in ".[":
+                    raise ValueError(f"empty name in field path {text!r}")
+                i += 1
+                expect_name = True
+            else:
+                if not expect_name:
+                    raise ValueError(f"expected '.' or '[' at offset {i} in field path {text!r}")
+                j = i
+                while j < n and text[j] not in ".[":
+                    j += 1
+                elems.append((_NAME, text[i:j]))
+                i = j
+                expect_name = False
+        t = tuple(elems)
+        return cls._make(t, _render(t))
+
+    def __str__(self) -> str:
+        return self._str
+
+    def __repr__(self) -> str:
+        return f"FieldPath.parse({self._str!r})"
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FieldPath):
+            return NotImplemented
+        return self._elems == other._elems
+
+    def __lt__(self, other: FieldPath) -> bool:
+        if not isinstance(other, FieldPath):
+            return NotImplemented
+        return self._elems < other._elems
+
+    def __le__(self, other: FieldPath) -> bool:
+        if not isinstance(other, FieldPath):
+            return NotImplemented
+        return self._elems <= other._elems
+
+    def __gt__(self, other: FieldPath) -> bool:
+        if not isinstance(other, FieldPath):
+            return NotImplemented
+        return self._elems > other._elems
+
+    def __ge__(self, other: FieldPath) -> bool:
+        if not isinstance(other, FieldPath):
+            return NotImplemented
+        return self._elems >= other._elems
+
+    def __len__(self) -> int:
+        return len(self._elems)
+
+    def __reduce__(self) -> tuple[Callable[..., FieldPath], tuple[Any, ...]]:
+        return (FieldPath._make, (self._elems, self._str))
+
+
+_INT_RE = re.compile(r"-?[0-9]+")
+
+
+def _name_elem(name: str) -> _Elem:
+    if not isinstance(name, str):
+        raise TypeError(f"field path names must be str, got {type(name).__name__}")
+    # As in Go, an empty name is indistinguishable from an empty subscript.
+    return (_NAME, name) if name else (_SUB, "")
+
+
+def _render(elems: tuple[_Elem, ...]) -> str:
+    parts: list[str] = []
+    for i, (kind, value) in enumerate(elems):
+        if kind == _NAME:
+            parts.append("." + value if i else value)
+        else:
+            parts.append("[" + value + "]")
+    return "".join(parts)
+
+
+PathLike = FieldPath | str | None
+"""What the ``FieldError`` constructors accept as a path: a ``FieldPath``, an already rendered
+path string, or ``None`` (apimachinery's nil path, rendered ``<nil>``)."""
+
+
+def _path_str(path: PathLike) -> str:
+    if path is None:
+        return "<nil>"
+    if isinstance(path, FieldPath):
+        return path._str
+    if isinstance(path, str):
+        return path
+    raise TypeError(f"path must be a FieldPath, a str or None, got {type(path).__name__}")
+
+
+# --------------------------------------------------------------------------------------------
+# ErrorType
+# --------------------------------------------------------------------------------------------
+
+
+class ErrorType(str, enum.Enum):  # noqa: UP042 (str() is the human text, not the value)
+    """Why a field is invalid. ``.value`` is the machine reason (the ``StatusCause`` reason);
+    ``str()`` and ``.description`` give apimachinery's human text."""
+
+    NOT_FOUND = "FieldValueNotFound"
+    REQUIRED = "FieldValueRequired"
+    DUPLICATE = "FieldValueDuplicate"
+    INVALID = "FieldValueInvalid"
+    NOT_SUPPORTED = "FieldValueNotSupported"
+    FORBIDDEN = "FieldValueForbidden"
+    TOO_LONG = "FieldValueTooLong"
+    TOO_MANY = "FieldValueTooMany"
+    TOO_FEW = "FieldValueTooFew"
+    TOO_SHORT = "FieldValueTooShort"
+    INTERNAL = "InternalError"
+    TYPE_INVALID = "FieldValueTypeInvalid"
+
+    @property
+    def description(self) -> str:
+        """The canonical human text, e.g. ``Invalid value``."""
+        return _DESCRIPTIONS[self]
+
+    def __str__(self) -> str:
+        return _DESCRIPTIONS[self]
+
+    def __format__(self, format_spec: str) -> str:
+        return format(_DESCRIPTIONS[self], format_spec)
+
+
+_DESCRIPTIONS: Final[dict[ErrorType, str]] = {
+    ErrorType.NOT_FOUND: "Not found",
+    ErrorType.REQUIRED: "Required value",
+    ErrorType.DUPLICATE: "Duplicate value",
+    ErrorType.INVALID: "Invalid value",
+    ErrorType.NOT_SUPPORTED: "Unsupported value",
+    ErrorType.FORBIDDEN: "Forbidden",
+    ErrorType.TOO_LONG: "Too long",
+    ErrorType.TOO_MANY: "Too many",
+    ErrorType.TOO_FEW: "Too few",
+    ErrorType.TOO_SHORT: "Too short",
+    ErrorType.INTERNAL: "Internal error",
+    ErrorType.TYPE_INVALID: "Invalid value",
+}
+
+# Types whose rendering never shows the bad value.
+_VALUELESS: Final = frozenset(
+    {
+        ErrorType.REQUIRED,
+        ErrorType.FORBIDDEN,
+        ErrorType.TOO_LONG,
+        ErrorType.TOO_SHORT,
+        ErrorType.INTERNAL,
+    }
+)
+
+
+class _OmitValue:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "OMIT_VALUE"
+
+    def __reduce__(self) -> str:
+        return "OMIT_VALUE"
+
+
+OMIT_VALUE: Final = _OmitValue()
+"""A ``bad_value`` that is never rendered (apimachinery's ``omitValue``)."""
+
+
+# --------------------------------------------------------------------------------------------
+# FieldError
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    """One field-level validation error, rendered exactly as apimachinery's ``field.Error``.
+
+    ``field`` is the rendered path (``<nil>`` for a nil path). ``str(err)`` is
+    ``<field>: <error_body()>``.
+    """
+
+    type: ErrorType
+    field: str
+    bad_value: Any = dataclasses.field(default=None, hash=False)
+    detail: str = ""
+    origin: str = ""
+    covered_by_declarative: bool = False
+
+    # -- constructors, one per apimachinery helper --------------------------------------------
+
+    @classmethod
+    def required(cls, path: PathLike, detail: str = "") -> FieldError:
+        """A required value is missing (``Required value[: detail]``)."""
+        return cls(ErrorType.REQUIRED, _path_str(path), "", detail)
+
+    @classmethod
+    def invalid(cls, path: PathLike, value: Any, detail: str) -> FieldError:
+        """A malformed or out-of-range value (``Invalid value: <value>: detail``)."""
+        return cls(ErrorType.INVALID, _path_str(path), value, detail)
+
+    @classmethod
+    def type_invalid(cls, path: PathLike, value: Any, detail: str) -> FieldError:
+        """A value of the wrong type for its schema (renders as ``Invalid value``)."""
+        return cls(ErrorType.TYPE_INVALID, _path_str(path), value, detail)
+
+    @classmethod
+    def not_supported(cls, path: PathLike, value: Any, valid_values: Iterable[Any]) -> FieldError:
+        """A value outside an enumeration; ``valid_values`` are listed quoted, in given order."""
+        quoted = [_go_quote(_sprint(v)) for v in valid_values]
+        detail = "supported values: " + ", ".join(quoted) if quoted else ""
+        return cls(ErrorType.NOT_SUPPORTED, _path_str(path), value, detail)
+
+    @classmethod
+    def forbidden(cls, path: PathLike, detail: str = "") -> FieldError:
+        """A well-formed value that is not permitted here (``Forbidden[: detail]``)."""
+        return cls(ErrorType.FORBIDDEN, _path_str(path), "", detail)
+
+    @classmethod
+    def too_long(cls, path: PathLike, value: Any = None, max_length: int = -1) -> FieldError:
+        """A string longer than ``max_length`` bytes; the value itself is never shown."""
+        if max_length >= 0:
+            unit = "byte" if max_length == 1 else "bytes"
+            detail = f"may not be more than {max_length} {unit}"
+        else:
+            detail = "value is too long"
+        return cls(ErrorType.TOO_LONG, _path_str(path), "<value omitted>", detail)
+
+    @classmethod
+    def too_short(cls, path: PathLike, value: Any, min_length: int) -> FieldError:
+        """A string shorter than ``min_length`` characters."""
+        if min_length >= 0:
+            unit = "character" if min_length == 1 else "characters"
+            detail = f"must be at least {min_length} {unit}"
+        else:
+            detail = "value is too short"
+        return cls(ErrorType.TOO_SHORT, _path_str(path), value, detail)
+
+    @classmethod
+    def too_many(cls, path: PathLike, actual: int, max_items: int) -> FieldError:
+        """A list with more than ``max_items`` items (``Too many: <actual>: ...``)."""
+        if max_items >= 0:
+            unit = "item" if max_items == 1 else "items"
+            detail = f"must have at most {max_items} {unit}"
+        else:
+            detail = "has too many items"
+        bad: Any = actual if actual >= 0 else OMIT_VALUE
+        return cls(ErrorType.TOO_MANY, _path_str(path), bad, detail)
+
+    @classmethod
+    def too_few(cls, path: PathLike, actual: int, min_items: int) -> FieldError:
+        """A list with fewer than ``min_items`` items."""
+        if min_items >= 0:
+            unit = "item" if min_items == 1 else "items"
+            detail = f"must have at least {min_items} {unit}"
+        else:
+            detail = "has too few items"
+        return cls(ErrorType.TOO_FEW, _path_str(path), actual, detail)
+
+    @classmethod
+    def duplicate(cls, path: PathLike, value: Any) -> FieldError:
+        """A value that must be unique appears again (``Duplicate value: <value>``)."""
+        return cls(ErrorType.DUPLICATE, _path_str(path), value)
+
+    @classmethod
+    def not_found(cls, path: PathLike, value: Any) -> FieldError:
+        """A referenced value does not exist (``Not found: <value>``)."""
+        return cls(ErrorType.NOT_FOUND, _path_str(path), value)
+
+    @classmethod
+    def internal(cls, path: PathLike, detail: str | BaseException) -> FieldError:
+        """An error not caused by user input (``Internal error: detail``)."""
+        return cls(ErrorType.INTERNAL, _path_str(path), None, str(detail))
+
+    # -- behaviour ----------------------------------------------------------------------------
+
+    def error_body(self) -> str:
+        """The message without the field, as ``StatusCause.message`` carries it."""
+        t = self.type
+        if t in _VALUELESS or self.bad_value is OMIT_VALUE:
+            s = _DESCRIPTIONS[t]
+        else:
+            s = _DESCRIPTIONS[t] + ": " + render_value(self.bad_value)
+        if self.detail:
+            s += ": " + self.detail
+        return s
+
+    def __str__(self) -> str:
+        return self.field + ": " + self.error_body()
+
+    def with_origin(self, origin: str) -> FieldError:
+        """A copy with ``origin`` set (e.g. ``minimum``, ``format=k8s-short-name``)."""
+        return dataclasses.replace(self, origin=origin)
+
+    def mark_covered_by_declarative(self) -> FieldError:
+        """A copy marked as also reported by declarative validation."""
+        return dataclasses.replace(self, covered_by_declarative=True)
+
+    def with_field(self, path: PathLike) -> FieldError:
+        """A copy of this error at another path."""
+        return dataclasses.replace(self, field=_path_str(path))
+
+
+# --------------------------------------------------------------------------------------------
+# ErrorList
+# --------------------------------------------------------------------------------------------
+
+
+class ErrorList(list[FieldError]):
+    """A list of ``FieldError`` (a real ``list``), with apimachinery's aggregate rendering.
+
+    ``str()`` is the aggregate message: empty for no error, the error itself for one, and
+    ``[a, b]`` (duplicates dropped) for several.
+    """
+
+    __slots__ = ()
+
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> FieldError: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> ErrorList: ...
+
+    def __getitem__(self, index: SupportsIndex | slice) -> FieldError | ErrorList:
+        if isinstance(index, slice):
+            return ErrorList(super().__getitem__(index))
+        return super().__getitem__(index)
+
+    def __add__(self, other: Iterable[FieldError]) -> ErrorList:  # type: ignore[override]
+        out = ErrorList(self)
+        out.extend(other)
+        return out
+
+    def __iadd__(self, other: Iterable[FieldError]) -> ErrorList:  # type: ignore[override]
+        self.extend(other)
+        return self
+
+    def copy(self) -> ErrorList:
+        return ErrorList(self)
+
+    def __repr__(self) -> str:
+        return f"ErrorList({list.__repr__(self)})"
+
+    def __str__(self) -> str:
+        msgs = list(dict.fromkeys(str(e) for e in self))
+        if not msgs:
+            return ""
+        if len(msgs) == 1:
+            return msgs[0]
+        return "[" + ", ".join(msgs) + "]"
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def of_type(self, *types: ErrorType) -> ErrorList:
+        """The errors of the given types."""
+        wanted = set(types)
+        return ErrorList(e for e in self if e.type in wanted)
+
+    def without_type(self, *types: ErrorType) -> ErrorList:
+        """The errors not of the given types (Go's ``Filter(NewErrorTypeMatcher(...))``)."""
+        unwanted = set(types)
+        return ErrorList(e for e in self if e.type not in unwanted)
+
+    def by_field(self) -> dict[str, ErrorList]:
+        """The errors grouped by rendered field, in first-seen order."""
+        out: dict[str, ErrorList] = {}
+        for e in self:
+            out.setdefault(e.field, ErrorList()).append(e)
+        return out
+
+    def with_origin(self, origin: str) -> ErrorList:
+        """A copy with every error's ``origin`` set."""
+        return ErrorList(e.with_origin(origin) for e in self)
+
+    def mark_covered_by_declarative(self) -> ErrorList:
+        """A copy with every error marked as covered by declarative validation."""
+        return ErrorList(e.mark_covered_by_declarative() for e in self)
+
+    def prefix_detail(self, prefix: str) -> ErrorList:
+        """A copy with ``prefix`` prepended to every error's detail."""
+        return ErrorList(dataclasses.replace(e, detail=prefix + e.detail) for e in self)
+
+    def extract_covered_by_declarative(self) -> ErrorList:
+        """The errors marked as covered by declarative validation."""
+        return ErrorList(e for e in self if e.covered_by_declarative)
+
+    def remove_covered_by_declarative(self) -> ErrorList:
+        """The errors not marked as covered by declarative validation."""
+        return ErrorList(e for e in self if not e.covered_by_declarative)
+
+    # -- Status -------------------------------------------------------------------------------
+
+    def to_status(self, *, kind: str = "", group: str = "", name: str = "") -> dict[str, Any]:
+        """The ``metav1.Status`` an API server answers for these errors (HTTP 422, ``Invalid``).
+
+        ``kind``/``group``/``name`` identify the rejected object; empty keys are omitted as the
+        server omits them. An admission webhook can return the dict as its ``status``.
+        """
+        qualified = f"{kind}.{group}" if group else kind
+        message = f"{qualified} {_go_quote(name)} is invalid"
+        aggregate = str(self)
+        if aggregate:
+            message += ": " + aggregate
+        details: dict[str, Any] = {}
+        if name:
+            details["name"] = name
+        if group:
+            details["group"] = group
+        if kind:
+            details["kind"] = kind
+        causes: list[dict[str, str]] = []
+        for e in self:
+            cause = {"reason": e.type.value}
+            body = e.error_body()
+            if body:
+                cause["message"] = body
+            if e.field:
+                cause["field"] = e.field
+            causes.append(cause)
+        if causes:
+            details["causes"] = causes
+        return {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": message,
+            "reason": "Invalid",
+            "details": details,
+            "code": 422,
+        }
+
+    # -- pydantic -----------------------------------------------------------------------------
+
+    @classmethod
+    def from_pydantic(
+        cls,
+        exc: pydantic.ValidationError,
+        root_path: FieldPath | None = None,
+        *,
+        aliases: bool = True,
+        model: type[Any] | None = None,
+    ) -> ErrorList:
+        """Field errors for a pydantic ``ValidationError``, at paths below ``root_path``.
+
+        Each error's ``loc`` becomes a path: ints are indexes, strings are field names (or map
+        keys where ``model`` says the field is a mapping). With ``aliases`` (pydantic's default
+        ``loc_by_alias``) the names are used as reported; otherwise snake_case names are turned
+        into lowerCamelCase. ``model`` (the validated class, defaulting to none) makes the mapping
+        exact: keys, union tags and allowed enum values are read from its annotations. The
+        mapping of error kinds is documented in ``docs/field-errors.md``.
+        """
+        out = cls()
+        for err in exc.errors(include_url=False):
+            path, leaf_type = _loc_to_path(err.get("loc", ()), root_path, aliases, model)
+            out.append(_convert_pydantic_error(err, path, leaf_type))
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# value rendering (Go's %v / %q / encoding/json, as field.Error.ErrorBody uses them)
+# --------------------------------------------------------------------------------------------
+
+
+def render_value(value: Any) -> str:
+    """Render a bad value as apimachinery does: strings Go-quoted, ints/floats/bools bare,
+    ``None`` as ``null``, anything else as compact JSON (models via ``to_dict()``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return _go_quote(value)
+    if isinstance(value, enum.Enum):
+        return render_value(value.value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _go_float_v(value)
+    if value is None:
+        return "null"
+    try:
+        return _go_json(value)
+    except _NotJSON:
+        return str(value)
+
+
+def _sprint(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, enum.Enum):
+        return _sprint(v.value)
+    if isinstance(v, float):
+        return _go_float_v(v)
+    return str(v)
+
+
+_SIMPLE_ESCAPES: Final = {
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
+    "\\": "\\\\",
+    '"': '\\"',
+}
+
+
+def _go_quote(s: str) -> str:
+    """Go's ``strconv.Quote``: double-quoted, printable characters kept, others escaped."""
+    if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
+        return '"' + s + '"'
+    out = ['"']
+    for c in s:
+        esc = _SIMPLE_ESCAPES.get(c)
+        if esc is not None:
+            out.append(esc)
+        elif c.isprintable():
+            out.append(c)
+        else:
+            cp = ord(c)
+            if cp < 0x20 or cp == 0x7F:
+                out.append(f"\\x{cp:02x}")
+            elif 0xD800 <= cp <= 0xDFFF:
+                out.append("\\ufffd")
+            elif cp < 0x10000:
+                out.append(f"\\u{cp:04x}")
+            else:
+                out.append(f"\\U{cp:08x}")
+    out.append('"')
+    return "".join(out)
+
+
+def _shortest_digits(f: float) -> tuple[str, int]:
+    """Shortest round-trip digits of ``abs(f)`` (no leading or trailing zeros) and the position
+    of the decimal point relative to the first digit."""
+    _, digits, exponent = Decimal(repr(abs(f))).as_tuple()
+    assert isinstance(exponent, int)
+    ds = "".join(map(str, digits))
+    stripped = ds.lstrip("0")
+    dp = len(stripped) + exponent
+    return stripped.rstrip("0") or "0", dp
+
+
+def _fmt_e(ds: str, dp: int) -> str:
+    exp = dp - 1
+    mant = ds[0] + ("." + ds[1:] if len(ds) > 1 else "")
+    sign = "-" if exp < 0 else "+"
+    return f"{mant}e{sign}{abs(exp):02d}"
+
+
+def _fmt_f(ds: str, dp: int) -> str:
+    if dp <= 0:
+        return "0." + "0" * (-dp) + ds
+    if dp >= len(ds):
+        return ds + "0" * (dp - len(ds))
+    return ds[:dp] + "." + ds[dp:]
+
+
+def _special_float(f: float) -> str | None:
+    if math.isnan(f):
+        return "NaN"
+    if math.isinf(f):
+        return "+Inf" if f > 0 else "-Inf"
+    return None
+
+
+def _go_float_v(f: float) -> str:
+    """Go's ``%v`` for a float64 (``strconv.FormatFloat(f, 'g', -1, 64)``)."""
+    special = _special_float(f)
+    if special is not None:
+        return special
+    neg = "-" if math.copysign(1.0, f) < 0 else ""
+    if f == 0:
+        return neg + "0"
+    ds, dp = _shortest_digits(f)
+    exp = dp - 1
+    body = _fmt_e(ds, dp) if exp < -4 or exp >= 6 else _fmt_f(ds, dp)
+    return neg + body
+
+
+def _go_json_float(f: float) -> str:
+    """A float as Go's ``encoding/json`` writes it."""
+    special = _special_float(f)
+    if special is not None:
+        return special
+    neg = "-" if math.copysign(1.0, f) < 0 else ""
+    if f == 0:
+        return neg + "0"
+    ds, dp = _shortest_digits(f)
+    a = abs(f)
+    if a < 1e-6 or a >= 1e21:
+        s = _fmt_e(ds, dp)
+        s = re.sub(r"e-0(\d)$", r"e-\1", s)
+    else:
+        s = _fmt_f(ds, dp)
+    return neg + s
+
+
+class _NotJSON(Exception):
+    pass
+
+
+def _json_str(s: str) -> str:
+    out = json.dumps(s, ensure_ascii=False)
+    if any(c in out for c in "<>&\u2028\u2029"):
+        out = (
+            out.replace("<", "\\u003c")
+            .replace(">", "\\u003e")
+            .replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028")
+            .replace("\u2029", "\\u2029")
+        )
+    return out
+
+
+def _go_json(value: Any, *, sort_keys: bool = True) -> str:
+    """Compact JSON as Go's ``json.Marshal`` writes it: plain mappings with sorted keys (Go
+    maps); struct-like objects (``to_dict()``, pydantic models, dataclasses) and everything
+    inside them in their own order (Go structs); ``<``, ``>``, ``&`` escaped."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return _json_str(value)
+    if isinstance(value, enum.Enum):
+        return _go_json(value.value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _go_json_float(value)
+    if isinstance(value, datetime.datetime):
+        text = value.isoformat()
+        if value.tzinfo is None or value.utcoffset() == datetime.timedelta(0):
+            text = text.removesuffix("+00:00") + "Z"
+        return _json_str(text)
+    if isinstance(value, datetime.date):
+        return _json_str(value.isoformat())
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict) and not isinstance(value, type):
+        return _go_json(to_dict(), sort_keys=False)
+    model_dump = getattr(value, "model_dump", None)
+    if callable(model_dump) and not isinstance(value, type):
+        dumped = model_dump(mode="json", by_alias=True, exclude_none=True)
+        return _go_json(dumped, sort_keys=False)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _go_json(
+            {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}, sort_keys=False
+        )
+    if isinstance(value, Mapping):
+        items = [(str(k), v) for k, v in value.items()]
+        if sort_keys:
+            items.sort(key=lambda kv: kv[0])
+        return (
+            "{"
+            + ",".join(_json_str(k) + ":" + _go_json(v, sort_keys=sort_keys) for k, v in items)
+            + "}"
+        )
+    if isinstance(value, (set, frozenset)):
+        return "[" + ",".join(sorted(_go_json(v) for v in value)) + "]"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_go_json(v, sort_keys=sort_keys) for v in value) + "]"
+    if isinstance(value, (bytes, bytearray)):
+        import base64
+
+        return '"' + base64.b64encode(bytes(value)).decode("ascii") + '"'
+    raise _NotJSON
+
+
+# --------------------------------------------------------------------------------------------
+# pydantic conversion
+# --------------------------------------------------------------------------------------------
+
+_CAMEL_RE = re.compile(r"_([a-z0-9])")
+
+
+def _camel(name: str) -> str:
+    return _CAMEL_RE.sub(lambda m: m.group(1).upper(), name)
+
+
+def _unwrap(tp: Any) -> Any:
+    """Strip ``Annotated`` and ``Optional``; a union of several types stays a union."""
+    while True:
+        origin = typing.get_origin(tp)
+        if origin is typing.Annotated:
+            tp = typing.get_args(tp)[0]
+            continue
+        if origin is typing.Union or origin is types.UnionType:
+            members = [a for a in typing.get_args(tp) if a is not type(None)]
+            if len(members) == 1:
+                tp = members[0]
+                continue
+        return tp
+
+
+def _is_union(tp: Any) -> bool:
+    return typing.get_origin(tp) in (typing.Union, types.UnionType)
+
+
+def _is_model(tp: Any) -> bool:
+    return isinstance(tp, type) and hasattr(tp, "model_fields")
+
+
+def _model_field(tp: Any, name: str, aliases: bool) -> tuple[str, Any] | None:
+    fields: Mapping[str, Any] = tp.model_fields
+    for fname, info in fields.items():
+        alias = getattr(info, "alias", None)
+        if name == fname or (isinstance(alias, str) and name == alias):
+            if isinstance(alias, str):
+                return alias, info.annotation
+            return (fname if aliases else _camel(fname)), info.annotation
+    return None
+
+
+def _mapping_value_type(tp: Any) -> tuple[bool, Any]:
+    origin = typing.get_origin(tp) or tp
+    if isinstance(origin, type) and issubclass(origin, Mapping):
+        args = typing.get_args(tp)
+        return True, (args[1] if len(args) == 2 else None)
+    return False, None
+
+
+def _sequence_item_type(tp: Any) -> Any:
+    origin = typing.get_origin(tp) or tp
+    if isinstance(origin, type) and issubclass(origin, Sequence) and not issubclass(origin, str):
+        args = typing.get_args(tp)
+        if args:
+            return args[0]
+    return None
+
+
+def _looks_like_schema_tag(s: str) -> bool:
+    return "[" in s or "(" in s
+
+
+def _loc_to_path(
+    loc: Sequence[int | str],
+    root: FieldPath | None,
+    aliases: bool,
+    model: type[Any] | None,
+) -> tuple[FieldPath | None, Any]:
+    path = root
+    tp: Any = model
+
+    def add_name(name: str) -> None:
+        nonlocal path
+        path = FieldPath(name) if path is None else path.child(name)
+
+    def add_sub(sub: str) -> None:
+        nonlocal path
+        elems = ((_SUB, sub),)
+        path = FieldPath._make(elems, "[" + sub + "]") if path is None else path.key(sub)
+
+    for elem in loc:
+        tp = _unwrap(tp) if tp is not None else None
+        if isinstance(elem, str) and tp is not None and _is_union(tp):
+            chosen = None
+            for member in typing.get_args(tp):
+                m = _unwrap(member)
+                if getattr(m, "__name__", None) == elem:
+                    chosen = m
+                    break
+            if chosen is not None:
+                tp = chosen
+                continue
+            tp = None
+        if isinstance(elem, int):
+            add_sub(str(elem))
+            tp = _sequence_item_type(tp) if tp is not None else None
+            continue
+        if elem == "[key]":
+            continue
+        is_map, value_type = _mapping_value_type(tp) if tp is not None else (False, None)
+        if is_map:
+            add_sub(elem)
+            tp = value_type
+            continue
+        if tp is not None and _is_model(tp):
+            found = _model_field(tp, elem, aliases)
+            if found is not None:
+                add_name(found[0])
+                tp = found[1]
+                continue
+            add_name(elem if aliases else _camel(elem))
+            tp = None
+            continue
+        if _looks_like_schema_tag(elem):
+            continue
+        add_name(elem if aliases else _camel(elem))
+        tp = None
+    leaf = _unwrap(tp) if tp is not None else None
+    return path, leaf
+
+
+_TYPE_DETAILS: Final[dict[str, str]] = {
+    "int_type": "must be of type integer",
+    "int_parsing": "must be of type integer",
+    "int_from_float": "must be of type integer",
+    "float_type": "must be of type number",
+    "float_parsing": "must be of type number",
+    "string_type": "must be of type string",
+    "bool_type": "must be of type boolean",
+    "bool_parsing": "must be of type boolean",
+    "list_type": "must be of type array",
+    "tuple_type": "must be of type array",
+    "set_type": "must be of type array",
+    "dict_type": "must be of type object",
+    "model_type": "must be of type object",
+    "model_attributes_type": "must be of type object",
+    "dataclass_type": "must be of type object",
+}
+
+_BOUNDS: Final[dict[str, tuple[str, str]]] = {
+    "greater_than_equal": ("ge", "must be greater than or equal to"),
+    "greater_than": ("gt", "must be greater than"),
+    "less_than_equal": ("le", "must be less than or equal to"),
+    "less_than": ("lt", "must be less than"),
+    "multiple_of": ("multiple_of", "must be a multiple of"),
+}
+
+
+def _allowed_values(leaf_type: Any, ctx: Mapping[str, Any]) -> list[Any]:
+    if leaf_type is not None:
+        if typing.get_origin(leaf_type) is typing.Literal:
+            return [v.value if isinstance(v, enum.Enum) else v for v in typing.get_args(leaf_type)]
+        if isinstance(leaf_type, type) and issubclass(leaf_type, enum.Enum):
+            return [m.value for m in leaf_type]
+    expected = ctx.get("expected")
+    if not isinstance(expected, str):
+        return []
+    values: list[Any] = []
+    for part in re.split(r",\s+|\s+or\s+", expected):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            values.append(ast.literal_eval(part))
+        except (ValueError, SyntaxError):
+            values.append(part)
+    return values
+
+
+def _sort_key(v: Any) -> tuple[str, str]:
+    return (type(v).__name__, _sprint(v))
+
+
+def _convert_pydantic_error(
+    err: Mapping[str, Any], path: FieldPath | None, leaf: Any
+) -> FieldError:
+    kind = str(err.get("type", ""))
+    msg = str(err.get("msg", ""))
+    ctx: Mapping[str, Any] = err.get("ctx") or {}
+    value = err.get("input")
+    if kind == "missing":
+        return FieldError.required(path)
+    if kind == "extra_forbidden":
+        return FieldError.forbidden(path, "unknown field")
+    if kind in _TYPE_DETAILS:
+        return FieldError.type_invalid(path, value, _TYPE_DETAILS[kind])
+    if kind in _BOUNDS:
+        key, text = _BOUNDS[kind]
+        return FieldError.invalid(path, value, f"{text} {_sprint(ctx.get(key))}")
+    if kind in ("literal_error", "enum", "union_tag_invalid"):
+        allowed = sorted(_allowed_values(leaf, ctx), key=_sort_key)
+        if kind == "union_tag_invalid":
+            value = ctx.get("tag", value)
+            raw = ctx.get("expected_tags")
+            if isinstance(raw, str):
+                allowed = sorted(_allowed_values(None, {"expected": raw}), key=_sort_key)
+        return FieldError.not_supported(path, value, allowed)
+    if kind == "union_tag_not_found":
+        return FieldError.required(path, str(ctx.get("discriminator", "")).strip("'"))
+    if kind == "too_long":
+        if isinstance(value, (str, bytes)):
+            return FieldError.too_long(path, value, int(ctx.get("max_length", -1)))
+        actual = ctx.get("actual_length")
+        n = int(actual) if isinstance(actual, int) else _len_or(value, -1)
+        return FieldError.too_many(path, n, int(ctx.get("max_length", -1)))
+    if kind == "too_short":
+        actual = ctx.get("actual_length")
+        n = int(actual) if isinstance(actual, int) else _len_or(value, 0)
+        minimum = int(ctx.get("min_length", 0))
+        if n == 0 and minimum == 1:
+            return FieldError.required(path)
+        return FieldError.too_few(path, n, minimum)
+    if kind == "string_too_long":
+        return FieldError.too_long(path, value, int(ctx.get("max_length", -1)))
+    if kind == "string_too_short":
+        minimum = int(ctx.get("min_length", 0))
+        if value == "" and minimum == 1:
+            return FieldError.required(path)
+        return FieldError.too_short(path, value, minimum)
+    if kind in ("value_error", "assertion_error") and "error" in ctx:
+        return FieldError.invalid(path, value, str(ctx["error"]))
+    return FieldError.invalid(path, value, msg)
+
+
+def _len_or(value: Any, default: int) -> int:
+    try:
+        return len(value)
+    except TypeError:
+        return default
