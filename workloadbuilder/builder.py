@@ -267,6 +267,10 @@ class Builder:
             ).model_copy(deep=True),
         )
 
+    def workload(self) -> Workload:
+        """The Workload runtime objects are stamped from: the existing one, or the built one."""
+        return self._existing if self._existing is not None else self.build_workload()
+
     def _resolved_workload(self) -> Workload:
         if self._existing is not None:
             return self._existing

@@ -1,0 +1,141 @@
+"""One execution's runtime objects, parents first, and the link from each pod to its group."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, TypeVar
+
+from .api.scheduling_v1alpha3 import CompositePodGroup
+from .api.scheduling_v1beta1 import (
+    CompositePodGroupTemplate,
+    PodGroup,
+    PodGroupResourceClaim,
+    Workload,
+)
+from .builder import Builder, BuildOptions
+from .naming import generate_pod_group_name
+
+__all__ = ["RuntimeObject", "instantiate", "set_scheduling_group"]
+
+RuntimeObject = PodGroup | CompositePodGroup
+_Pod = TypeVar("_Pod")
+
+
+def instantiate(
+    source: Builder | Workload | Mapping[str, Any],
+    *,
+    options: BuildOptions | None = None,
+    name: Callable[[str, str], str] = generate_pod_group_name,
+) -> list[RuntimeObject]:
+    """Every PodGroup and CompositePodGroup of one execution of a Workload, parents first.
+
+    ``source`` is a Builder (its Workload is built if needed) or a Workload read from the API
+    server (then ``options`` gives the owner). Each object is named
+    ``name(workload_name, template_name)`` (upstream's scheme by default); a child's
+    ``spec.parentCompositePodGroupName`` names its parent.
+    """
+    if isinstance(source, Builder):
+        builder = source
+    else:
+        builder = Builder.from_existing_workload(source, options or BuildOptions())
+    workload = builder.workload()
+    workload_name = workload.metadata.name or ""
+    if not workload_name:
+        raise ValueError(
+            "the Workload has no name: set BuildOptions(name=...) (see generate_workload_name)"
+        )
+    objects: list[RuntimeObject] = []
+    for leaf in workload.spec.pod_group_templates or ():
+        objects.append(builder.new_pod_group(name(workload_name, leaf.name), leaf.name))
+    for root in workload.spec.composite_pod_group_templates or ():
+        objects.extend(_composite_tree(builder, root, None, workload_name, name))
+    return objects
+
+
+def _composite_tree(
+    builder: Builder,
+    template: CompositePodGroupTemplate,
+    parent: str | None,
+    workload_name: str,
+    name: Callable[[str, str], str],
+) -> Iterator[RuntimeObject]:
+    own = name(workload_name, template.name)
+    group = builder.new_composite_pod_group(own, template.name)
+    group.spec.parent_composite_pod_group_name = parent
+    yield group
+    for leaf in template.pod_group_templates or ():
+        pod_group = builder.new_pod_group(name(workload_name, leaf.name), leaf.name)
+        pod_group.spec.parent_composite_pod_group_name = own
+        yield pod_group
+    for child in template.composite_pod_group_templates or ():
+        yield from _composite_tree(builder, child, own, workload_name, name)
+
+
+def set_scheduling_group(pod: _Pod, pod_group: PodGroup | Mapping[str, Any]) -> _Pod:
+    """A copy of ``pod`` that belongs to ``pod_group`` (``spec.schedulingGroup.podGroupName``).
+
+    ``pod`` is a Pod dict or an official-client ``V1Pod``; the result has the same type.
+    Raises ``ValueError`` when the pod already belongs to another group (the link is
+    immutable), lives in another namespace, or declares one of the group's DRA claims with a
+    different source: a pod shares a group claim only by declaring it identically.
+    """
+    group = pod_group if isinstance(pod_group, PodGroup) else PodGroup.from_server(pod_group)
+    group_name = group.metadata.name
+    if not group_name:
+        raise ValueError("the PodGroup has no metadata.name; name it before linking pods")
+    doc = _pod_dict(pod)
+    meta = doc.get("metadata") or {}
+    pod_name = meta.get("name") or meta.get("generateName") or "<unnamed>"
+    namespace, group_ns = meta.get("namespace"), group.metadata.namespace
+    if namespace and group_ns and namespace != group_ns:
+        raise ValueError(
+            f"pod {pod_name!r} is in namespace {namespace!r} but PodGroup {group_name!r} is in"
+            f" {group_ns!r}: a pod can only join a group of its own namespace"
+        )
+    spec = doc.setdefault("spec", {})
+    current = (spec.get("schedulingGroup") or {}).get("podGroupName")
+    if current and current != group_name:
+        raise ValueError(
+            f"pod {pod_name!r} already belongs to PodGroup {current!r};"
+            " spec.schedulingGroup is immutable, create a new pod instead"
+        )
+    _check_claims(pod_name, spec.get("resourceClaims") or [], group.spec.resource_claims or [])
+    spec["schedulingGroup"] = {"podGroupName": group_name}
+    return _like(pod, doc)
+
+
+def _check_claims(
+    pod_name: str, pod_claims: list[Mapping[str, Any]], group_claims: list[PodGroupResourceClaim]
+) -> None:
+    by_name = {c.name: c for c in group_claims}
+    for i, claim in enumerate(pod_claims):
+        shared = by_name.get(claim.get("name", ""))
+        if shared is None:
+            continue
+        mine = (claim.get("resourceClaimName"), claim.get("resourceClaimTemplateName"))
+        theirs = (shared.resource_claim_name, shared.resource_claim_template_name)
+        if mine != theirs:
+            raise ValueError(
+                f"pod {pod_name!r} spec.resourceClaims[{i}] {shared.name!r} does not match the"
+                f" PodGroup's claim (resourceClaimName={theirs[0]!r},"
+                f" resourceClaimTemplateName={theirs[1]!r}); declare it identically to share it"
+            )
+
+
+def _pod_dict(pod: object) -> dict[str, Any]:
+    if isinstance(pod, Mapping):
+        return copy.deepcopy(dict(pod))
+    dump = getattr(pod, "model_dump", None)
+    if callable(dump):
+        result = dump(by_alias=True, exclude_none=True, mode="json")
+        if isinstance(result, dict):
+            return result
+    raise TypeError(f"pod must be a Pod dict or an official-client V1Pod, not {type(pod).__name__}")
+
+
+def _like(original: _Pod, doc: dict[str, Any]) -> _Pod:
+    if isinstance(original, Mapping):
+        return doc  # type: ignore[return-value]
+    result: _Pod = type(original).model_validate(doc)  # type: ignore[attr-defined]
+    return result
