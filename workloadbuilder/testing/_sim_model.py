@@ -1,0 +1,158 @@
+"""Nodes, pods and free capacity as the simulated scheduler sees them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from ._sim_quantity import parse_quantity
+
+Resources = dict[str, Fraction]
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+_TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
+
+
+def _default_allocatable() -> Mapping[str, str]:
+    return {"cpu": "8", "memory": "32Gi", "nvidia.com/gpu": "4"}
+
+
+@dataclass(frozen=True)
+class SimNode:
+    """A simulated node: allocatable resources (quantities) and labels.
+
+    ``kubernetes.io/hostname`` is implied (the node name) unless given in ``labels``.
+    """
+
+    name: str
+    allocatable: Mapping[str, str | int] = field(default_factory=_default_allocatable)
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for resource, quantity in self.allocatable.items():
+            try:
+                parse_quantity(quantity)
+            except ValueError as err:
+                raise ValueError(f"node {self.name!r}: allocatable {resource}: {err}") from None
+
+    def capacity(self) -> Resources:
+        """Allocatable resources as exact numbers."""
+        return {r: parse_quantity(q) for r, q in self.allocatable.items()}
+
+    def label(self, key: str) -> str | None:
+        """The value of label ``key`` (hostname implied)."""
+        if key == HOSTNAME_LABEL:
+            return self.labels.get(key, self.name)
+        return self.labels.get(key)
+
+
+def _container_requests(container: Mapping[str, Any]) -> Resources:
+    resources = container.get("resources") or {}
+    merged = {**(resources.get("limits") or {}), **(resources.get("requests") or {})}
+    return {r: parse_quantity(q) for r, q in merged.items()}
+
+
+def pod_requests(pod: Mapping[str, Any]) -> Resources:
+    """What a pod asks for: containers summed, init containers as a floor, plus overhead.
+
+    A resource with only a limit requests its limit, as the API server defaults it.
+    """
+    spec = pod.get("spec") or {}
+    total: Resources = {}
+    for container in spec.get("containers") or []:
+        for r, q in _container_requests(container).items():
+            total[r] = total.get(r, Fraction(0)) + q
+    for container in spec.get("initContainers") or []:
+        for r, q in _container_requests(container).items():
+            total[r] = max(total.get(r, Fraction(0)), q)
+    for r, q in (spec.get("overhead") or {}).items():
+        total[r] = total.get(r, Fraction(0)) + parse_quantity(q)
+    total["pods"] = Fraction(1)
+    return total
+
+
+@dataclass(frozen=True)
+class PodInfo:
+    """The parts of a pod the scheduler uses."""
+
+    namespace: str
+    name: str
+    requests: Resources
+    node_selector: Mapping[str, str]
+    node: str | None
+    group: str | None
+
+    @property
+    def key(self) -> str:
+        """``namespace/name``."""
+        return f"{self.namespace}/{self.name}"
+
+    @classmethod
+    def from_object(cls, pod: Mapping[str, Any]) -> PodInfo:
+        """Read a pod object."""
+        meta, spec = pod.get("metadata") or {}, pod.get("spec") or {}
+        return cls(
+            namespace=meta.get("namespace", "default"),
+            name=meta["name"],
+            requests=pod_requests(pod),
+            node_selector=spec.get("nodeSelector") or {},
+            node=spec.get("nodeName") or None,
+            group=(spec.get("schedulingGroup") or {}).get("podGroupName") or None,
+        )
+
+
+def is_active(pod: Mapping[str, Any]) -> bool:
+    """A pod that holds (or waits for) a node: not terminal and not being deleted."""
+    phase = (pod.get("status") or {}).get("phase")
+    return phase not in _TERMINAL_PHASES and not (pod.get("metadata") or {}).get(
+        "deletionTimestamp"
+    )
+
+
+@dataclass
+class Cluster:
+    """Free capacity per node; copies are cheap enough for trial placements."""
+
+    nodes: tuple[SimNode, ...]
+    free: dict[str, Resources]
+
+    @classmethod
+    def build(cls, nodes: Sequence[SimNode], bound: Iterable[PodInfo]) -> Cluster:
+        """Nodes sorted by name, minus what the already bound pods use."""
+        ordered = tuple(sorted(nodes, key=lambda n: n.name))
+        cluster = cls(ordered, {n.name: n.capacity() for n in ordered})
+        for pod in bound:
+            if pod.node in cluster.free:
+                cluster.take(pod.node, pod.requests)
+        return cluster
+
+    def copy(self) -> Cluster:
+        """An independent copy of the free capacity."""
+        return Cluster(self.nodes, {n: dict(free) for n, free in self.free.items()})
+
+    def take(self, node: str, requests: Resources) -> None:
+        """Account ``requests`` on ``node``."""
+        free = self.free[node]
+        for r, q in requests.items():
+            if r in free:
+                free[r] -= q
+
+    def fits(self, node: SimNode, pod: PodInfo) -> bool:
+        """Whether ``pod`` matches the node's labels and fits its free capacity."""
+        if any(node.label(k) != v for k, v in pod.node_selector.items()):
+            return False
+        free = self.free[node.name]
+        for r, q in pod.requests.items():
+            if r == "pods" and r not in free:
+                continue
+            if q > 0 and free.get(r, Fraction(0)) < q:
+                return False
+        return True
+
+    def first_fit(self, pod: PodInfo, candidates: Sequence[SimNode]) -> str | None:
+        """The first candidate (in name order) ``pod`` fits on."""
+        for node in candidates:
+            if self.fits(node, pod):
+                return node.name
+        return None

@@ -1,0 +1,251 @@
+"""One deterministic scheduling pass over plain data: what binds where, which conditions change.
+
+Rules (a model of the 1.37 kube-scheduler with its gang plugin):
+
+* Units are scheduled in ``(namespace, name)`` order: plain pods, standalone PodGroups and
+  root CompositePodGroups. Pods are placed first-fit over nodes sorted by name, in pod name
+  order; topology domains are tried in label-value order. No backtracking, no preemption.
+* A gang waits (nothing is written) until enough members exist: ``minCount`` pods, or
+  ``minGroupCount`` child groups that could each proceed. Then it binds only if the
+  threshold is met by placements made together; otherwise its condition becomes False
+  with reason ``Unschedulable``. On success every member that fits is bound and the
+  condition becomes True with reason ``Scheduled``; True is never revisited.
+* Once admitted, a group's further pending members are placed one by one (inside the
+  domain its bound pods already use, when it has a topology constraint).
+* A basic PodGroup places its members independently; it is marked True once one is bound.
+  As a composite child it counts as satisfied when at least one member can be placed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._sim_groups import COMPOSITE, CONDITION_TYPES, Group, build_forest
+from ._sim_model import Cluster, PodInfo, SimNode, is_active
+
+SCHEDULED = "Scheduled"
+UNSCHEDULABLE = "Unschedulable"
+INVALID = "Invalid"
+NO_FIT = "no node fits: insufficient free resources or nodeSelector mismatch"
+
+
+@dataclass(frozen=True)
+class ConditionChange:
+    """A group condition to write."""
+
+    kind: str
+    namespace: str
+    name: str
+    type: str
+    status: str
+    reason: str
+    message: str
+
+
+@dataclass
+class Plan:
+    """The outcome of one pass: binds (in order), condition changes, and why pods wait."""
+
+    binds: dict[str, str] = field(default_factory=dict)  # pod key -> node
+    conditions: list[ConditionChange] = field(default_factory=list)
+    pending: dict[str, str] = field(default_factory=dict)  # pod key -> reason
+
+
+@dataclass
+class _Placement:
+    cluster: Cluster
+    binds: list[tuple[PodInfo, str]]
+    satisfied: list[Group]
+
+
+@dataclass(frozen=True)
+class _Shortfall:
+    placed: int
+    needed: int
+
+
+def plan(
+    nodes: Sequence[SimNode],
+    pods: Sequence[Mapping[str, Any]],
+    pod_groups: Sequence[Mapping[str, Any]],
+    composites: Sequence[Mapping[str, Any]],
+) -> Plan:
+    """Schedule everything pending once, given the current objects."""
+    active = [PodInfo.from_object(p) for p in pods if is_active(p)]
+    cluster = Cluster.build(nodes, [p for p in active if p.node])
+    forest = build_forest(pod_groups, composites, active)
+    result = Plan()
+    for group, message in forest.invalid:
+        _change(result, group, "False", INVALID, message)
+    known = {
+        ((o.get("metadata") or {}).get("namespace"), o["metadata"]["name"]) for o in pod_groups
+    }
+    units: list[tuple[tuple[str, str, int], Group | PodInfo]] = []
+    for pod in active:
+        if pod.node is not None:
+            continue
+        if pod.group is None:
+            units.append(((pod.namespace, pod.name, 0), pod))
+        elif (pod.namespace, pod.group) not in known:
+            result.pending[pod.key] = f"pod group {pod.namespace}/{pod.group} not found"
+    for group, reason in forest.blocked:
+        for pod in group.pending:
+            result.pending[pod.key] = reason
+    units += [((g.namespace, g.name, 1), g) for g in forest.roots]
+    for _, unit in sorted(units, key=lambda u: u[0]):
+        if isinstance(unit, PodInfo):
+            cluster = _plain(unit, cluster, result)
+        else:
+            cluster = _schedule_root(unit, cluster, result)
+    return result
+
+
+def _plain(pod: PodInfo, cluster: Cluster, result: Plan) -> Cluster:
+    node = cluster.first_fit(pod, cluster.nodes)
+    if node is None:
+        result.pending[pod.key] = NO_FIT
+        return cluster
+    cluster.take(node, pod.requests)
+    result.binds[pod.key] = node
+    return cluster
+
+
+def _need(g: Group, top: bool) -> int:
+    """How many pods (or satisfiable children) the group needs placed now."""
+    if g.admitted:
+        return 0
+    threshold = g.threshold
+    if threshold is None:
+        return 0 if top else 1
+    return threshold
+
+
+def _ready(g: Group, top: bool) -> tuple[bool, str]:
+    """Whether enough members exist to try the group, and if not, what it waits for."""
+    need = _need(g, top)
+    if g.kind != COMPOSITE:
+        have = len(g.members)
+        return have >= need, f"waiting for pods: {have} of {need} required by minCount exist"
+    have = sum(_ready(c, False)[0] for c in g.children)
+    return have >= need, f"waiting for child groups: {have} of {need} have enough pods"
+
+
+def _domains(g: Group, candidates: Sequence[SimNode]) -> list[list[SimNode]]:
+    """Candidate node sets: one per topology domain (by label value), or all candidates."""
+    key = g.topology_key
+    if key is None:
+        return [list(candidates)]
+    values: dict[str, list[SimNode]] = {}
+    for node in candidates:
+        value = node.label(key)
+        if value is not None:
+            values.setdefault(value, []).append(node)
+    used = {
+        n.label(key) for n in candidates for d in g.walk() for p in d.members if p.node == n.name
+    }
+    used.discard(None)
+    return [values[v] for v in sorted(values) if not used or v in used]
+
+
+def _satisfy(
+    g: Group, cluster: Cluster, candidates: Sequence[SimNode], top: bool
+) -> _Placement | _Shortfall:
+    """Place the group inside ``candidates``: a ``_Placement``, or the best ``_Shortfall``."""
+    need, best = _need(g, top), 0
+    for domain in _domains(g, candidates):
+        trial, have = cluster.copy(), 0
+        binds: list[tuple[PodInfo, str]] = []
+        satisfied: list[Group] = []
+        if g.kind == COMPOSITE:
+            for child in g.children:
+                outcome = _satisfy(child, trial, domain, False)
+                if isinstance(outcome, _Placement):
+                    trial, have = outcome.cluster, have + 1
+                    binds += outcome.binds
+                    satisfied += outcome.satisfied
+        else:
+            names = {n.name for n in domain}
+            have = sum(1 for p in g.members if p.node in names)
+            for pod in g.pending:
+                node = trial.first_fit(pod, domain)
+                if node is not None:
+                    trial.take(node, pod.requests)
+                    binds.append((pod, node))
+            have += len(binds)
+        if have >= need:
+            return _Placement(trial, binds, [*satisfied, g])
+        best = max(best, have)
+    return _Shortfall(best, need)
+
+
+def _schedule_root(root: Group, cluster: Cluster, result: Plan) -> Cluster:
+    ready, waiting = _ready(root, True)
+    if not ready:
+        _pend(root, result, waiting)
+        return cluster
+    outcome = _satisfy(root, cluster, cluster.nodes, True)
+    if isinstance(outcome, _Shortfall):
+        message = _shortfall_message(root, outcome)
+        _change(result, root, "False", UNSCHEDULABLE, message)
+        _pend(root, result, f"{UNSCHEDULABLE}: {message}")
+        return cluster
+    for pod, node in outcome.binds:
+        result.binds[pod.key] = node
+    satisfied = {id(g) for g in outcome.satisfied}
+    for g in outcome.satisfied:
+        if g.threshold is not None or _progressed(g, satisfied, result):
+            _change(result, g, "True", SCHEDULED, _success_message(g, result))
+    _pend(root, result, NO_FIT)
+    return outcome.cluster
+
+
+def _progressed(g: Group, satisfied: set[int], result: Plan) -> bool:
+    """Whether a basic group got anything placed (a member bound, or a child satisfied)."""
+    if g.kind == COMPOSITE:
+        return any(id(c) in satisfied for c in g.children)
+    return any(p.node or p.key in result.binds for p in g.members)
+
+
+def _pend(root: Group, result: Plan, reason: str) -> None:
+    for g in root.walk():
+        for pod in g.pending:
+            if pod.key not in result.binds:
+                result.pending[pod.key] = reason
+
+
+def _shortfall_message(g: Group, shortfall: _Shortfall) -> str:
+    where = f" within one {g.topology_key!r} domain" if g.topology_key else ""
+    if g.kind == COMPOSITE:
+        return (
+            f"only {shortfall.placed} of the {shortfall.needed} child groups required by "
+            f"minGroupCount could be placed together{where}"
+        )
+    return (
+        f"only {shortfall.placed} of the {shortfall.needed} pods required by minCount could "
+        f"be placed together{where} ({len(g.members)} pods in the group)"
+    )
+
+
+def _success_message(g: Group, result: Plan) -> str:
+    if g.kind == COMPOSITE:
+        return f"{len(g.children)} child groups considered; placement found for the required ones"
+    bound = sum(1 for p in g.members if p.node or p.key in result.binds)
+    return f"{bound} of {len(g.members)} pods bound"
+
+
+def _change(result: Plan, g: Group, status: str, reason: str, message: str) -> None:
+    current = g.condition or {}
+    if g.admitted:
+        return
+    if (current.get("status"), current.get("reason"), current.get("message")) == (
+        status,
+        reason,
+        message,
+    ):
+        return
+    kind_type = CONDITION_TYPES[g.kind]
+    result.conditions.append(
+        ConditionChange(g.kind, g.namespace, g.name, kind_type, status, reason, message)
+    )

@@ -1,0 +1,48 @@
+"""Kubernetes resource quantities (``500m``, ``1Gi``, ``1G``, ``129e6``) as exact fractions."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Final
+
+_SUFFIXES: Final = {
+    "Ki": Fraction(2**10),
+    "Mi": Fraction(2**20),
+    "Gi": Fraction(2**30),
+    "Ti": Fraction(2**40),
+    "Pi": Fraction(2**50),
+    "Ei": Fraction(2**60),
+    "n": Fraction(1, 10**9),
+    "u": Fraction(1, 10**6),
+    "m": Fraction(1, 10**3),
+    "": Fraction(1),
+    "k": Fraction(10**3),
+    "M": Fraction(10**6),
+    "G": Fraction(10**9),
+    "T": Fraction(10**12),
+    "P": Fraction(10**15),
+    "E": Fraction(10**18),
+}
+_QUANTITY: Final = re.compile(
+    r"(?P<number>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))"
+    r"(?:(?P<exp>[eE][+-]?[0-9]+)|(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?)"
+)
+
+
+def parse_quantity(value: str | int | float) -> Fraction:
+    """The exact value of a quantity; raises ``ValueError`` naming the bad input."""
+    if isinstance(value, bool):
+        raise ValueError(f"invalid quantity {value!r}: expected a string or a number")
+    if isinstance(value, int | float):
+        return Fraction(value)
+    match = _QUANTITY.fullmatch(value.strip())
+    if match is None:
+        raise ValueError(
+            f"invalid quantity {value!r}: expected a number with an optional suffix "
+            "(e.g. '500m', '2', '1Gi', '1G', '129e6')"
+        )
+    number = Fraction(match["number"])
+    if match["exp"]:
+        return number * Fraction(10) ** int(match["exp"][1:])
+    return number * _SUFFIXES[match["suffix"] or ""]
