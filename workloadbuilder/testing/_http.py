@@ -1,0 +1,404 @@
+"""The HTTP face of the test server: routing, verbs, watch streams and injected faults."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+from multidict import CIMultiDict, MultiMapping
+
+from workloadbuilder.testing import _errors
+from workloadbuilder.testing._faults import Fault, Faults, RecordedRequest
+from workloadbuilder.testing._operations import Engine, Result, WriteOptions
+from workloadbuilder.testing._resources import Registry, ResourceType
+from workloadbuilder.testing._selectors import field_selector, label_selector
+from workloadbuilder.testing._store import Event, Watcher
+
+_JSON = {"Content-Type": "application/json"}
+_TRUE = frozenset({"1", "t", "T", "true", "TRUE", "True"})
+_FALSE = frozenset({"0", "f", "F", "false", "FALSE", "False"})
+VERSION_INFO = {
+    "major": "1",
+    "minor": "37",
+    "gitVersion": "v1.37.0",
+    "gitCommit": "0000000000000000000000000000000000000000",
+    "gitTreeState": "clean",
+    "buildDate": "2026-08-01T00:00:00Z",
+    "goVersion": "go1.25.0",
+    "compiler": "gc",
+    "platform": "linux/amd64",
+}
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a resource URL addresses."""
+
+    rt: ResourceType
+    namespace: str | None
+    name: str | None
+    subresource: str
+
+
+def _json(code: int, body: Any, warnings: list[str] | None = None) -> web.Response:
+    headers = CIMultiDict(_JSON)
+    for text in warnings or ():
+        headers.add("Warning", f"299 - {json.dumps(text)}")
+    return web.Response(status=code, body=json.dumps(body).encode(), headers=headers)
+
+
+def _error(exc: _errors.APIStatusError) -> web.Response:
+    return _json(exc.code, exc.status)
+
+
+def _bool(query: MultiMapping[str], name: str) -> bool:
+    value = query.get(name)
+    if value is None or value == "":
+        return False
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise _errors.bad_request(f"invalid boolean value {value!r} for {name}: use true or false")
+
+
+def _dry_run(values: list[str]) -> bool:
+    for value in values:
+        if value != "All":
+            raise _errors.bad_request(
+                f'Invalid dryRun value "{value}": the only supported value is "All"'
+            )
+    return bool(values)
+
+
+class HTTPHandler:
+    """Serves one :class:`Engine` over HTTP."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        faults: Faults,
+        requests: list[RecordedRequest],
+        address: Callable[[], str],
+        bookmark_interval: float,
+    ) -> None:
+        self.engine = engine
+        self.registry: Registry = engine.registry
+        self.faults = faults
+        self.requests = requests
+        self.address = address
+        self.bookmark_interval = bookmark_interval
+
+    async def __call__(self, request: web.BaseRequest) -> web.StreamResponse:
+        body = await request.read()
+        self.requests.append(
+            RecordedRequest(
+                method=request.method,
+                path=request.path,
+                query=dict(request.query),
+                content_type=request.headers.get("Content-Type", ""),
+                body=body,
+                user_agent=request.headers.get("User-Agent", ""),
+            )
+        )
+        fault = self.faults.take(request.method, request.path)
+        try:
+            if fault is not None:
+                response = await self._fault(fault, request)
+                if response is not None:
+                    return response
+            return await self._serve(request, body)
+        except _errors.APIStatusError as exc:
+            return _error(exc)
+        except Exception as exc:  # a bug in the server: report it as the API server would
+            return _error(_errors.internal(f"{type(exc).__name__}: {exc}"))
+
+    async def _fault(self, fault: Fault, request: web.BaseRequest) -> web.StreamResponse | None:
+        if fault.kind == "delay":
+            await asyncio.sleep(fault.seconds)
+            return None
+        if fault.kind == "drop":
+            if request.transport is not None:
+                request.transport.abort()
+            raise asyncio.CancelledError
+        if fault.kind == "conflict":
+            target = self._target(request.path)
+            if isinstance(target, Target) and target.name:
+                raise _errors.modified(target.rt, target.name)
+            raise _errors.APIStatusError(
+                _errors.status_body(409, "Conflict", fault.message or "injected conflict")
+            )
+        if fault.status == 429:
+            return web.Response(
+                status=429,
+                text="Too many requests, please try again later.\n",
+                headers={
+                    "Content-Type": "text/plain; charset=utf-8",
+                    "X-Content-Type-Options": "nosniff",
+                    "Retry-After": str(fault.retry_after),
+                },
+            )
+        if fault.status == 500:
+            raise _errors.internal(fault.message or "injected fault")
+        if fault.status == 503:
+            raise _errors.unavailable(
+                fault.message or "the server is currently unable to handle the request"
+            )
+        reason = web.Response(status=fault.status).reason or "Failure"
+        raise _errors.APIStatusError(
+            _errors.status_body(
+                fault.status, reason.replace(" ", ""), fault.message or "injected fault"
+            )
+        )
+
+    # -- routing ---------------------------------------------------------------------------
+
+    def _target(self, path: str) -> Target | dict[str, Any]:
+        """The resource a path addresses, or the discovery document it names."""
+        parts = [p for p in path.split("/") if p]
+        if not parts:
+            return {"paths": ["/api", "/api/v1", "/apis", "/version"]}
+        if parts == ["version"]:
+            return VERSION_INFO
+        if parts[0] == "api":
+            if len(parts) == 1:
+                return self.registry.api_versions(self.address())
+            group, version, rest = "", parts[1], parts[2:]
+        elif parts[0] == "apis":
+            if len(parts) == 1:
+                return self.registry.api_group_list()
+            if len(parts) == 2:
+                return self.registry.api_group(parts[1]) or _not_served()
+            group, version, rest = parts[1], parts[2], parts[3:]
+        else:
+            raise _errors.path_not_found()
+        if not rest:
+            return self.registry.resource_list(group, version) or _not_served()
+        namespace = None
+        if rest[0] == "namespaces" and len(rest) >= 3:
+            nested = self.registry.get(group, version, rest[2])
+            if nested is not None and nested.namespaced:
+                namespace, rest = rest[1], rest[2:]
+        rt = self.registry.get(group, version, rest[0])
+        if rt is None or len(rest) > 3:
+            raise _errors.path_not_found()
+        name = rest[1] if len(rest) > 1 else None
+        sub = rest[2] if len(rest) > 2 else ""
+        if (sub and (sub != "status" or not rt.status)) or (
+            rt.namespaced and name and namespace is None
+        ):
+            raise _errors.path_not_found()
+        return Target(rt, namespace, name, sub)
+
+    async def _serve(self, request: web.BaseRequest, body: bytes) -> web.StreamResponse:
+        target = self._target(request.path)
+        if not isinstance(target, Target):
+            if request.method != "GET":
+                raise _errors.method_not_allowed(request.method)
+            return _json(200, target)
+        query = request.query
+        method = request.method
+        if method == "GET":
+            if target.name is None:
+                if _bool(query, "watch"):
+                    return await self._watch(request, target)
+                return _json(
+                    200,
+                    self.engine.listing(
+                        target.rt,
+                        target.namespace,
+                        query.get("labelSelector"),
+                        query.get("fieldSelector"),
+                    ),
+                )
+            return _json(200, self.engine.get(target.rt, target.namespace, target.name))
+        if method == "DELETE":
+            if target.name is None:
+                return self._delete_collection(target, query, body)
+            return _reply(self._delete(target, query, body))
+        opts = self._options(request)
+        if method == "POST" and target.name is None:
+            return _reply(self.engine.create(target.rt, target.namespace, _body(body), opts))
+        if method == "PUT" and target.name is not None:
+            return _reply(
+                self.engine.replace(
+                    target.rt, target.namespace, target.name, _body(body), opts, target.subresource
+                )
+            )
+        if method == "PATCH" and target.name is not None:
+            content_type = request.headers.get("Content-Type", "")
+            return _reply(
+                self.engine.patch(
+                    target.rt,
+                    target.namespace,
+                    target.name,
+                    body,
+                    content_type,
+                    opts,
+                    target.subresource,
+                )
+            )
+        raise _errors.method_not_allowed(method)
+
+    def _options(self, request: web.BaseRequest) -> WriteOptions:
+        query = request.query
+        validation = query.get("fieldValidation", "Warn") or "Warn"
+        if validation not in ("Ignore", "Warn", "Strict"):
+            raise _errors.bad_request(
+                f'invalid fieldValidation value "{validation}": use Ignore, Warn or Strict'
+            )
+        agent = request.headers.get("User-Agent", "")
+        return WriteOptions(
+            field_manager=query.get("fieldManager") or None,
+            default_manager=agent.split("/")[0][:128] or "unknown",
+            dry_run=_dry_run(query.getall("dryRun", [])),
+            force=_bool(query, "force"),
+            field_validation=validation,
+        )
+
+    def _delete(self, target: Target, query: MultiMapping[str], body: bytes) -> Result:
+        options = _body(body) if body.strip() else {}
+        if not isinstance(options, dict):
+            raise _errors.bad_request("the body of a DELETE must be DeleteOptions")
+        policy = query.get("propagationPolicy") or options.get("propagationPolicy")
+        orphan = query.get("orphanDependents") or options.get("orphanDependents")
+        if policy is None and orphan in (True, "true"):
+            policy = "Orphan"
+        dry = _dry_run(query.getall("dryRun", []) or list(options.get("dryRun") or []))
+        assert target.name is not None
+        return self.engine.delete(target.rt, target.namespace, target.name, policy, dry)
+
+    def _delete_collection(
+        self, target: Target, query: MultiMapping[str], body: bytes
+    ) -> web.Response:
+        listing = self.engine.listing(
+            target.rt, target.namespace, query.get("labelSelector"), query.get("fieldSelector")
+        )
+        for item in listing["items"]:
+            meta = item["metadata"]
+            named = Target(target.rt, meta.get("namespace"), meta["name"], "")
+            self._delete(named, query, body)
+        return _json(200, {**listing, "items": listing["items"]})
+
+    # -- watch -----------------------------------------------------------------------------
+
+    async def _watch(self, request: web.BaseRequest, target: Target) -> web.StreamResponse:
+        query = request.query
+        rt = target.rt
+        try:
+            labels, fields = (
+                label_selector(query.get("labelSelector")),
+                field_selector(query.get("fieldSelector")),
+            )
+        except ValueError as exc:
+            raise _errors.bad_request(str(exc)) from None
+        rv_text = query.get("resourceVersion") or ""
+        if rv_text not in ("", "0") and not rv_text.isdigit():
+            raise _errors.bad_request(f'invalid resourceVersion "{rv_text}": must be a number')
+        timeout = float(query["timeoutSeconds"]) if query.get("timeoutSeconds") else None
+        bookmarks = _bool(query, "allowWatchBookmarks")
+        watcher = Watcher(
+            (rt.group, rt.plural), target.namespace, lambda o: labels(o) and fields(o)
+        )
+        initial: list[Event] = []
+        expired: _errors.APIStatusError | None = None
+        try:
+            if rv_text in ("", "0"):
+                listing = self.engine.listing(
+                    rt, target.namespace, query.get("labelSelector"), query.get("fieldSelector")
+                )
+                initial = [
+                    Event(int(o["metadata"]["resourceVersion"]), "ADDED", watcher.resource, o)
+                    for o in listing["items"]
+                ]
+                self.engine.store.subscribe(watcher, None)
+            else:
+                initial = self.engine.store.subscribe(watcher, int(rv_text))
+        except _errors.APIStatusError as exc:
+            expired = exc
+        response = web.StreamResponse(status=200, headers=_JSON)
+        response.enable_chunked_encoding()
+        await response.prepare(request)
+        try:
+            if expired is not None:
+                await _send(response, "ERROR", expired.status)
+                return response
+            for event in initial:
+                await _send(response, event.type, self.engine.present(rt, event.obj))
+            if bookmarks and _bool(query, "sendInitialEvents"):
+                await self._bookmark(response, rt, initial_end=True)
+            await self._stream(response, watcher, rt, timeout, bookmarks)
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+        finally:
+            self.engine.store.unsubscribe(watcher)
+        return response
+
+    async def _stream(
+        self,
+        response: web.StreamResponse,
+        watcher: Watcher,
+        rt: ResourceType,
+        timeout: float | None,
+        bookmarks: bool,
+    ) -> None:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        next_bookmark = time.monotonic() + self.bookmark_interval
+        while True:
+            now = time.monotonic()
+            wait = next_bookmark - now if bookmarks else None
+            if deadline is not None:
+                remaining = deadline - now
+                if remaining <= 0:
+                    return
+                wait = remaining if wait is None else min(wait, remaining)
+            try:
+                event = await asyncio.wait_for(watcher.queue.get(), wait)
+            except TimeoutError:
+                if bookmarks and time.monotonic() >= next_bookmark:
+                    await self._bookmark(response, rt)
+                    next_bookmark = time.monotonic() + self.bookmark_interval
+                continue
+            if event is None:
+                return
+            await _send(response, event.type, self.engine.present(rt, event.obj))
+
+    async def _bookmark(
+        self, response: web.StreamResponse, rt: ResourceType, initial_end: bool = False
+    ) -> None:
+        meta: dict[str, Any] = {"resourceVersion": str(self.engine.store.rv)}
+        if initial_end:
+            meta["annotations"] = {"k8s.io/initial-events-end": "true"}
+        await _send(
+            response, "BOOKMARK", {"kind": rt.kind, "apiVersion": rt.api_version, "metadata": meta}
+        )
+
+
+async def _send(response: web.StreamResponse, kind: str, obj: dict[str, Any]) -> None:
+    await response.write(json.dumps({"type": kind, "object": obj}).encode() + b"\n")
+
+
+def _not_served() -> dict[str, Any]:
+    raise _errors.path_not_found()
+
+
+def _body(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except ValueError:
+        pass
+    import yaml
+
+    try:
+        return yaml.safe_load(body)
+    except yaml.YAMLError as exc:
+        raise _errors.bad_request(f"the request body is neither JSON nor YAML: {exc}") from None
+
+
+def _reply(result: Result) -> web.Response:
+    return _json(result.code, result.body, result.warnings)

@@ -1,0 +1,634 @@
+"""The API verbs with Kubernetes semantics, shared by the HTTP layer and the in-process API."""
+
+from __future__ import annotations
+
+import json
+import random
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import yaml
+
+from workloadbuilder.testing import _errors, _managed
+from workloadbuilder.testing._hooks import load_rules
+from workloadbuilder.testing._merge import (
+    JSONPatchError,
+    copy_json,
+    json_patch,
+    merge_patch,
+    strategic_merge,
+    strip_nulls,
+)
+from workloadbuilder.testing._resources import Registry, ResourceType
+from workloadbuilder.testing._schema import FieldChecker, prune
+from workloadbuilder.testing._selectors import field_selector, label_selector
+from workloadbuilder.testing._store import GroupResource, Name, Store, Stored
+
+APPLY = "application/apply-patch+yaml"
+MERGE = "application/merge-patch+json"
+STRATEGIC = "application/strategic-merge-patch+json"
+JSON_PATCH = "application/json-patch+json"
+PATCH_TYPES = (JSON_PATCH, MERGE, APPLY, STRATEGIC)
+
+_NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"
+
+
+@dataclass(frozen=True)
+class WriteOptions:
+    """Options of one write (the query parameters of a create, update, patch or delete)."""
+
+    field_manager: str | None = None
+    default_manager: str = "unknown"
+    dry_run: bool = False
+    force: bool = False
+    field_validation: str = "Warn"
+
+    @property
+    def manager(self) -> str:
+        """The manager recorded for a non-apply write."""
+        return self.field_manager or self.default_manager
+
+
+@dataclass
+class Result:
+    """The outcome of a verb: HTTP status, body and ``Warning`` header texts."""
+
+    code: int
+    body: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+
+
+def now() -> str:
+    """The current time as the API server writes it (RFC 3339, seconds, ``Z``)."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _scope(rt: ResourceType, subresource: str) -> str:
+    if subresource == "status":
+        return "status"
+    return "main" if rt.status else "all"
+
+
+def _spec(obj: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in obj.items() if k not in ("metadata", "status", "apiVersion", "kind")}
+
+
+def _resource(rt: ResourceType) -> GroupResource:
+    return (rt.group, rt.plural)
+
+
+class Engine:
+    """Create, read, update, patch, delete and garbage-collect objects in a :class:`Store`."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        store: Store,
+        field_checker: FieldChecker | None,
+    ) -> None:
+        self.registry = registry
+        self.store = store
+        self.field_checker = field_checker
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _name(self, rt: ResourceType, namespace: str | None, name: str) -> Name:
+        return ((namespace or "") if rt.namespaced else "", name)
+
+    def present(self, rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+        """``obj`` as served at ``rt``'s version (a shallow copy with its apiVersion)."""
+        if obj.get("apiVersion") == rt.api_version:
+            return obj
+        return {**obj, "apiVersion": rt.api_version}
+
+    def _stored(self, rt: ResourceType, namespace: str | None, name: str) -> Stored:
+        stored = self.store.get(_resource(rt), self._name(rt, namespace, name))
+        if stored is None:
+            raise _errors.not_found(rt, name)
+        return stored
+
+    def _check_type(self, rt: ResourceType, obj: Any) -> dict[str, Any]:
+        if not isinstance(obj, dict):
+            raise _errors.bad_request(
+                f"the body of the request must be a {rt.kind} object, got {type(obj).__name__}"
+            )
+        api_version = obj.setdefault("apiVersion", rt.api_version)
+        group = api_version.rpartition("/")[0]
+        if (
+            group != rt.group
+            or self.registry.by_kind(rt.group, api_version.rpartition("/")[2], rt.kind) is None
+        ):
+            raise _errors.bad_request(
+                f"the API version in the data ({api_version}) does not match the expected "
+                f"API version ({rt.api_version})"
+            )
+        if obj.setdefault("kind", rt.kind) != rt.kind:
+            raise _errors.bad_request(
+                f"the kind in the data ({obj['kind']}) does not match the expected kind ({rt.kind})"
+            )
+        obj["apiVersion"] = rt.api_version
+        if not isinstance(obj.setdefault("metadata", {}), dict):
+            raise _errors.bad_request("metadata must be an object")
+        return obj
+
+    def _check_identity(
+        self, rt: ResourceType, obj: dict[str, Any], namespace: str | None, name: str
+    ) -> None:
+        meta = obj["metadata"]
+        if meta.setdefault("name", name) != name:
+            raise _errors.bad_request(
+                f"the name of the object ({meta['name']}) does not match "
+                f"the name on the URL ({name})"
+            )
+        self._check_namespace(rt, meta, namespace)
+
+    def _check_namespace(
+        self, rt: ResourceType, meta: dict[str, Any], namespace: str | None
+    ) -> None:
+        if not rt.namespaced:
+            meta.pop("namespace", None)
+        elif meta.setdefault("namespace", namespace) != namespace:
+            raise _errors.bad_request(
+                "the namespace of the provided object does not match "
+                "the namespace sent on the request"
+            )
+
+    def _check_fields(
+        self, rt: ResourceType, obj: dict[str, Any], opts: WriteOptions, *, apply: bool
+    ) -> list[str]:
+        if self.field_checker is None or opts.field_validation == "Ignore":
+            unknown = (
+                []
+                if self.field_checker is None
+                else self.field_checker(rt.group, rt.version, rt.kind, obj)
+            )
+            for path in unknown:
+                prune(obj, path)
+            return []
+        unknown = self.field_checker(rt.group, rt.version, rt.kind, obj)
+        if unknown and opts.field_validation == "Strict":
+            if apply:
+                text = "; ".join(f'json: unknown field "{p}"' for p in unknown)
+                raise _errors.bad_request(
+                    "error strict decoding YAML: error unmarshaling JSON: "
+                    f"while decoding JSON: {text}"
+                )
+            raise _errors.bad_request(
+                "strict decoding error: " + ", ".join(f'unknown field "{p}"' for p in unknown)
+            )
+        for path in unknown:
+            prune(obj, path)
+        return [f'unknown field "{p}"' for p in unknown]
+
+    def _defaults(self, rt: ResourceType, obj: dict[str, Any]) -> None:
+        load_rules().apply_defaults(rt.group, rt.kind, obj)
+
+    def _manager_entries(self, stored: Stored | None, obj: dict[str, Any]) -> _managed.Entries:
+        """Ownership to start from: the stored one, or what a PUT/patch body set explicitly."""
+        base = stored.entries if stored else {}
+        given = obj["metadata"].get("managedFields")
+        if (
+            stored is not None
+            and given is not None
+            and given != stored.obj["metadata"].get("managedFields")
+        ):
+            base = _managed.parse(given) if isinstance(given, list) else {}
+        return base
+
+    # -- reads -----------------------------------------------------------------------------
+
+    def get(self, rt: ResourceType, namespace: str | None, name: str) -> dict[str, Any]:
+        """The object, or a 404 error."""
+        return self.present(rt, self._stored(rt, namespace, name).obj)
+
+    def listing(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        labels: str | None = None,
+        fields: str | None = None,
+    ) -> dict[str, Any]:
+        """A ``<Kind>List`` of the matching objects (``namespace=None``: all namespaces)."""
+        try:
+            match_labels, match_fields = label_selector(labels), field_selector(fields)
+        except ValueError as exc:
+            raise _errors.bad_request(str(exc)) from None
+        items = [
+            self.present(rt, s.obj)
+            for s in self.store.select(_resource(rt), namespace if rt.namespaced else None)
+            if match_labels(s.obj) and match_fields(s.obj)
+        ]
+        return {
+            "kind": f"{rt.kind}List",
+            "apiVersion": rt.api_version,
+            "metadata": {"resourceVersion": str(self.store.rv)},
+            "items": items,
+        }
+
+    # -- writes ----------------------------------------------------------------------------
+
+    def create(
+        self, rt: ResourceType, namespace: str | None, body: Any, opts: WriteOptions
+    ) -> Result:
+        """POST: a new object (201)."""
+        obj = self._check_type(rt, copy_json(body))
+        meta = obj["metadata"]
+        self._check_namespace(rt, meta, namespace)
+        if not meta.get("name"):
+            if not meta.get("generateName"):
+                cause = {
+                    "reason": "FieldValueRequired",
+                    "message": "Required value: name or generateName is required",
+                    "field": "metadata.name",
+                }
+                raise _errors.invalid(rt.kind, rt.group, "", [cause])
+            meta["name"] = meta["generateName"] + "".join(random.choices(_NAME_CHARS, k=5))
+        name = meta["name"]
+        if self.store.get(_resource(rt), self._name(rt, namespace, name)) is not None:
+            raise _errors.already_exists(rt, name)
+        warnings = self._check_fields(rt, obj, opts, apply=False)
+        for key in _managed.SERVER_METADATA - {"name", "namespace"}:
+            meta.pop(key, None)
+        meta["uid"] = str(uuid.uuid4())
+        meta["creationTimestamp"] = now()
+        if rt.status:
+            obj.pop("status", None)
+        self._defaults(rt, obj)
+        scope = _scope(rt, "")
+        entries = _managed.record_update(
+            {},
+            (opts.manager, "Update", ""),
+            rt.api_version,
+            {},
+            _managed.tracked_view(obj, scope),
+            now(),
+        )
+        result = self._finish(rt, None, obj, entries, opts)
+        result.code, result.warnings = 201, warnings
+        return result
+
+    def replace(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        body: Any,
+        opts: WriteOptions,
+        subresource: str = "",
+    ) -> Result:
+        """PUT: replace the object (or only its status); a stale resourceVersion is a 409."""
+        stored = self._stored(rt, namespace, name)
+        obj = self._check_type(rt, copy_json(body))
+        self._check_identity(rt, obj, namespace, name)
+        warnings = self._check_fields(rt, obj, opts, apply=False)
+        result = self._update(rt, stored, obj, opts, subresource)
+        result.warnings = warnings
+        return result
+
+    def _update(
+        self,
+        rt: ResourceType,
+        stored: Stored,
+        obj: dict[str, Any],
+        opts: WriteOptions,
+        subresource: str,
+    ) -> Result:
+        old = stored.obj
+        given_rv = obj["metadata"].get("resourceVersion")
+        if given_rv and given_rv != old["metadata"]["resourceVersion"]:
+            raise _errors.modified(rt, old["metadata"]["name"])
+        base = self._manager_entries(stored, obj)
+        if subresource == "status":
+            new = copy_json(old)
+            new["apiVersion"] = rt.api_version
+            if "status" in obj:
+                new["status"] = obj["status"]
+            else:
+                new.pop("status", None)
+        else:
+            new = obj
+            for key in _managed.SERVER_METADATA - {"managedFields", "resourceVersion"}:
+                if key in old["metadata"]:
+                    new["metadata"][key] = old["metadata"][key]
+                else:
+                    new["metadata"].pop(key, None)
+            if rt.status:
+                if "status" in old:
+                    new["status"] = copy_json(old["status"])
+                else:
+                    new.pop("status", None)
+        self._defaults(rt, new)
+        scope = _scope(rt, subresource)
+        entries = _managed.record_update(
+            base,
+            (opts.manager, "Update", subresource),
+            rt.api_version,
+            _managed.tracked_view(old, scope),
+            _managed.tracked_view(new, scope),
+            now(),
+        )
+        return self._finish(rt, stored, new, entries, opts)
+
+    def patch(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        body: bytes | str | Any,
+        content_type: str,
+        opts: WriteOptions,
+        subresource: str = "",
+    ) -> Result:
+        """PATCH in any of the four patch formats; apply creates a missing object (201)."""
+        content_type = content_type.split(";")[0].strip().lower()
+        if content_type not in PATCH_TYPES:
+            raise _errors.unsupported_media_type(content_type, list(PATCH_TYPES))
+        if content_type == APPLY:
+            return self._apply(rt, namespace, name, body, opts, subresource)
+        if opts.force:
+            raise _errors.invalid_patch_options(
+                "force",
+                "FieldValueForbidden",
+                "Forbidden: may not be specified for non-apply patch",
+            )
+        patch = _decode(body, yaml_ok=False)
+        stored = self._stored(rt, namespace, name)
+        old = copy_json(self.present(rt, stored.obj))
+        try:
+            if content_type == JSON_PATCH:
+                candidate = json_patch(old, patch)
+            elif not isinstance(patch, dict):
+                raise _errors.bad_request(f"a {content_type} patch must be a JSON object")
+            elif content_type == MERGE:
+                candidate = merge_patch(old, patch)
+            else:
+                candidate = strategic_merge(old, patch)
+        except JSONPatchError as exc:
+            raise _errors.APIStatusError(_errors.status_body(422, "Invalid", str(exc))) from None
+        obj = self._check_type(rt, candidate)
+        self._check_identity(rt, obj, namespace, name)
+        warnings = self._check_fields(rt, obj, opts, apply=False)
+        result = self._update(rt, stored, obj, opts, subresource)
+        result.warnings = warnings
+        return result
+
+    def _apply(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        body: bytes | str | Any,
+        opts: WriteOptions,
+        subresource: str,
+    ) -> Result:
+        if not opts.field_manager:
+            raise _errors.invalid_patch_options(
+                "fieldManager", "FieldValueRequired", "Required value: is required for apply patch"
+            )
+        config = _decode(body, yaml_ok=True)
+        if not isinstance(config, dict):
+            raise _errors.bad_request("an apply patch must be a YAML or JSON object")
+        meta = config.get("metadata")
+        if not isinstance(meta, dict):
+            meta = config["metadata"] = {}
+        if meta.get("managedFields") is not None:
+            raise _errors.bad_request("metadata.managedFields must be nil")
+        if config.get("apiVersion") != rt.api_version:
+            raise _errors.bad_request(
+                "Incorrect version specified in apply patch. "
+                f"Specified patch version: {config.get('apiVersion', '')}, "
+                f"expected: {rt.api_version}"
+            )
+        if config.get("kind") != rt.kind:
+            raise _errors.bad_request(
+                "Incorrect kind specified in apply patch. "
+                f"Specified patch kind: {config.get('kind', '')}, expected: {rt.kind}"
+            )
+        self._check_identity(rt, config, namespace, name)
+        warnings = self._check_fields(rt, config, opts, apply=True)
+        stored = self.store.get(_resource(rt), self._name(rt, namespace, name))
+        given_rv = meta.get("resourceVersion")
+        if (
+            stored is not None
+            and given_rv
+            and given_rv != stored.obj["metadata"]["resourceVersion"]
+        ):
+            raise _errors.modified(rt, name)
+        if stored is None:
+            if subresource:
+                raise _errors.not_found(rt, name)
+            live: dict[str, Any] = {
+                "apiVersion": rt.api_version,
+                "kind": rt.kind,
+                "metadata": {"name": name, "uid": str(uuid.uuid4()), "creationTimestamp": now()},
+            }
+            if rt.namespaced:
+                live["metadata"]["namespace"] = namespace
+            entries: _managed.Entries = {}
+        else:
+            live, entries = copy_json(self.present(rt, stored.obj)), stored.entries
+        applied = _managed.tracked_view(strip_nulls(config), _scope(rt, subresource))
+        merged, entries = _managed.apply(
+            entries,
+            (opts.field_manager, "Apply", subresource),
+            rt.api_version,
+            live,
+            applied,
+            opts.force,
+            now(),
+        )
+        self._defaults(rt, merged)
+        result = self._finish(rt, stored, merged, entries, opts)
+        result.warnings = warnings
+        if stored is None:
+            result.code = 201
+        return result
+
+    def _finish(
+        self,
+        rt: ResourceType,
+        stored: Stored | None,
+        obj: dict[str, Any],
+        entries: _managed.Entries,
+        opts: WriteOptions,
+    ) -> Result:
+        """Validate, then persist (unless a no-op or a dry run) and emit the watch event."""
+        meta = obj["metadata"]
+        old = stored.obj if stored else None
+        causes = load_rules().validate_object(
+            rt.group,
+            rt.version,
+            rt.kind,
+            obj,
+            self.present(rt, old) if old else None,
+            self.registry.gates,
+        )
+        if causes:
+            raise _errors.invalid(rt.kind, rt.group, meta.get("name", ""), causes)
+        if old is not None and stored is not None:
+            meta["resourceVersion"] = old["metadata"]["resourceVersion"]
+            meta["managedFields"] = old["metadata"].get("managedFields", [])
+            if obj == self.present(rt, old) and _same_ownership(entries, stored.entries):
+                return Result(200, self.present(rt, old))
+            generation = old["metadata"].get("generation", 1)
+            if _spec(obj) != _spec(old):
+                generation += 1
+            meta["generation"] = generation
+        else:
+            meta["generation"] = 1
+        meta["managedFields"] = _managed.render(entries)
+        if opts.dry_run:
+            if old is None:
+                meta.pop("resourceVersion", None)
+            return Result(200, obj)
+        meta["resourceVersion"] = str(self.store.next_rv())
+        key = self._name(rt, meta.get("namespace"), meta["name"])
+        if meta.get("deletionTimestamp") and not meta.get("finalizers"):
+            self._remove(_resource(rt), key, Stored(obj, entries))
+            self.collect_dependents(meta["uid"], "Background")
+            return Result(200, obj)
+        self.store.put(_resource(rt), key, Stored(obj, entries), "MODIFIED" if old else "ADDED")
+        return Result(200, obj)
+
+    # -- deletion and garbage collection ---------------------------------------------------
+
+    def delete(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        propagation: str | None = None,
+        dry_run: bool = False,
+    ) -> Result:
+        """DELETE with ``propagationPolicy`` (Background by default) and finalizers."""
+        if propagation not in (None, "Background", "Foreground", "Orphan"):
+            raise _errors.bad_request(
+                f"Unsupported propagationPolicy {propagation!r}: "
+                "use Background, Foreground or Orphan"
+            )
+        policy = propagation or "Background"
+        stored = self._stored(rt, namespace, name)
+        obj = copy_json(self.present(rt, stored.obj))
+        meta = obj["metadata"]
+        key = self._name(rt, namespace, name)
+        if meta.get("finalizers"):
+            if not meta.get("deletionTimestamp"):
+                meta["deletionTimestamp"] = now()
+                meta["deletionGracePeriodSeconds"] = 0
+                meta["generation"] = meta.get("generation", 1) + 1
+            if dry_run:
+                return Result(200, obj)
+            if policy != "Background":
+                self.collect_dependents(meta["uid"], policy)
+            meta["resourceVersion"] = str(self.store.next_rv())
+            self.store.put(_resource(rt), key, Stored(obj, stored.entries), "MODIFIED")
+            return Result(200, obj)
+        if not dry_run:
+            if policy != "Background":
+                self.collect_dependents(meta["uid"], policy)
+            final = self._remove(_resource(rt), key, stored)
+            if rt.kind == "Namespace" and not rt.group:
+                self._empty_namespace(name)
+            if policy == "Background":
+                self.collect_dependents(meta["uid"], policy)
+            obj = self.present(rt, final)
+        if rt.return_deleted_object:
+            return Result(200, obj)
+        details: dict[str, Any] = {"name": name}
+        if rt.group:
+            details["group"] = rt.group
+        details.update(kind=rt.plural, uid=meta["uid"])
+        status = {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Success",
+            "details": details,
+        }
+        return Result(200, status)
+
+    def _remove(self, resource: GroupResource, key: Name, stored: Stored) -> dict[str, Any]:
+        final: dict[str, Any] = copy_json(stored.obj)
+        final["metadata"]["resourceVersion"] = str(self.store.next_rv())
+        self.store.remove(resource, key, final)
+        return final
+
+    def _empty_namespace(self, namespace: str) -> None:
+        for resource in self.store.resources():
+            for stored in self.store.select(resource, namespace):
+                if stored.obj["metadata"].get("namespace") == namespace:
+                    self._delete_stored(resource, stored, "Background")
+
+    def _delete_stored(self, resource: GroupResource, stored: Stored, policy: str) -> None:
+        rt = self._any_version(resource)
+        meta = stored.obj["metadata"]
+        self.delete(rt, meta.get("namespace"), meta["name"], policy)
+
+    def _any_version(self, resource: GroupResource) -> ResourceType:
+        for rt in self.registry.all():
+            if (rt.group, rt.plural) == resource:
+                return rt
+        raise LookupError(f"no served version of {resource}")
+
+    def collect_dependents(self, owner_uid: str, policy: str) -> None:
+        """Delete (``Orphan``: release) the objects whose ownerReferences name ``owner_uid``."""
+        for resource in self.store.resources():
+            for stored in self.store.select(resource, None):
+                refs = stored.obj["metadata"].get("ownerReferences") or []
+                if not any(r.get("uid") == owner_uid for r in refs):
+                    continue
+                remaining = [r for r in refs if r.get("uid") != owner_uid]
+                if policy == "Orphan" or any(self._uid_exists(r.get("uid")) for r in remaining):
+                    self._drop_owner(resource, stored, remaining)
+                else:
+                    self._delete_stored(resource, stored, policy)
+
+    def _uid_exists(self, uid: Any) -> bool:
+        return any(
+            s.obj["metadata"].get("uid") == uid
+            for resource in self.store.resources()
+            for s in self.store.select(resource, None)
+        )
+
+    def _drop_owner(self, resource: GroupResource, stored: Stored, remaining: list[Any]) -> None:
+        obj = copy_json(stored.obj)
+        meta = obj["metadata"]
+        if remaining:
+            meta["ownerReferences"] = remaining
+        else:
+            meta.pop("ownerReferences", None)
+        entries = _managed.record_update(
+            stored.entries,
+            ("garbage-collector", "Update", ""),
+            obj["apiVersion"],
+            _managed.tracked_view(stored.obj, "main"),
+            _managed.tracked_view(obj, "main"),
+            now(),
+        )
+        meta["managedFields"] = _managed.render(entries)
+        meta["resourceVersion"] = str(self.store.next_rv())
+        self.store.put(
+            resource, (meta.get("namespace", ""), meta["name"]), Stored(obj, entries), "MODIFIED"
+        )
+
+
+def _same_ownership(a: _managed.Entries, b: _managed.Entries) -> bool:
+    return a.keys() == b.keys() and all(
+        a[k].fields == b[k].fields and a[k].api_version == b[k].api_version for k in a
+    )
+
+
+def _decode(body: bytes | str | Any, *, yaml_ok: bool) -> Any:
+    if not isinstance(body, bytes | str):
+        return copy_json(body)
+    try:
+        return json.loads(body)
+    except ValueError as exc:
+        if not yaml_ok:
+            raise _errors.bad_request(f"error decoding patch: {exc}") from None
+    try:
+        return yaml.safe_load(body)
+    except yaml.YAMLError as exc:
+        raise _errors.bad_request(f"error decoding YAML: {exc}") from None

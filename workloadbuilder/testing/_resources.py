@@ -1,0 +1,213 @@
+"""The resource types the test server serves, feature gates, and discovery documents."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+SCHEDULING = "scheduling.k8s.io"
+
+FEATURE_GATES: tuple[str, ...] = (
+    "GenericWorkload",
+    "CompositePodGroup",
+    "TopologyAwareWorkloadScheduling",
+    "DRAWorkloadResourceClaims",
+    "PodGroupPreemptionPolicy",
+    "WorkloadWithJob",
+)
+
+_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
+
+
+@dataclass(frozen=True)
+class ResourceType:
+    """One served resource at one group/version (``group`` is ``""`` for the core group)."""
+
+    group: str
+    version: str
+    kind: str
+    plural: str
+    namespaced: bool = True
+    status: bool = False
+    gates: tuple[str, ...] = ()
+    return_deleted_object: bool = False
+
+    @property
+    def api_version(self) -> str:
+        """``group/version``, or ``version`` alone for the core group."""
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def qualified(self) -> str:
+        """``plural.group`` as the API server names a resource in messages."""
+        return f"{self.plural}.{self.group}" if self.group else self.plural
+
+    @property
+    def group_version(self) -> str:
+        """The discovery key: same as :attr:`api_version`."""
+        return self.api_version
+
+
+def _sched(version: str, kind: str, plural: str, *gates: str, status: bool) -> ResourceType:
+    return ResourceType(
+        SCHEDULING, version, kind, plural, status=status, gates=("GenericWorkload", *gates)
+    )
+
+
+DEFAULT_RESOURCES: tuple[ResourceType, ...] = (
+    _sched("v1beta1", "Workload", "workloads", status=False),
+    _sched("v1beta1", "PodGroup", "podgroups", status=True),
+    _sched("v1alpha3", "Workload", "workloads", status=False),
+    _sched("v1alpha3", "PodGroup", "podgroups", status=True),
+    _sched("v1alpha3", "CompositePodGroup", "compositepodgroups", "CompositePodGroup", status=True),
+    ResourceType("batch", "v1", "Job", "jobs", status=True),
+    ResourceType("", "v1", "Pod", "pods", status=True, return_deleted_object=True),
+    ResourceType(
+        "",
+        "v1",
+        "Namespace",
+        "namespaces",
+        namespaced=False,
+        status=True,
+        return_deleted_object=True,
+    ),
+    ResourceType("", "v1", "Event", "events"),
+    ResourceType("", "v1", "Node", "nodes", namespaced=False, status=True),
+)
+
+
+def resolve_gates(overrides: Mapping[str, bool] | None) -> frozenset[str]:
+    """The enabled gates: every known gate is on unless ``overrides`` turns it off."""
+    gates = dict.fromkeys(FEATURE_GATES, True)
+    for name, enabled in (overrides or {}).items():
+        if name not in gates:
+            raise ValueError(
+                f"unknown feature gate {name!r}: use one of {', '.join(FEATURE_GATES)}"
+            )
+        gates[name] = bool(enabled)
+    return frozenset(name for name, on in gates.items() if on)
+
+
+class Registry:
+    """The served resources, looked up by ``(group, version, plural)``."""
+
+    def __init__(
+        self,
+        resources: Iterable[ResourceType],
+        gates: frozenset[str],
+        group_versions: Iterable[str] | None = None,
+    ) -> None:
+        wanted = set(group_versions) if group_versions is not None else None
+        self.gates = gates
+        self._by_path: dict[tuple[str, str, str], ResourceType] = {}
+        self._by_kind: dict[tuple[str, str, str], ResourceType] = {}
+        for rt in resources:
+            if wanted is not None and rt.api_version not in wanted:
+                continue
+            if not all(g in gates for g in rt.gates):
+                continue
+            self._by_path[(rt.group, rt.version, rt.plural)] = rt
+            self._by_kind[(rt.group, rt.version, rt.kind)] = rt
+
+    def get(self, group: str, version: str, plural: str) -> ResourceType | None:
+        """The resource served at ``group/version/plural``, or ``None``."""
+        return self._by_path.get((group, version, plural))
+
+    def require(self, group: str, version: str, plural: str) -> ResourceType:
+        """Like :meth:`get`, but raise a ``LookupError`` that says what is served."""
+        rt = self.get(group, version, plural)
+        if rt is None:
+            served = ", ".join(
+                sorted(f"{r.api_version}/{r.plural}" for r in self._by_path.values())
+            )
+            raise LookupError(
+                f"{group or 'core'}/{version}/{plural} is not served by this FakeAPIServer "
+                f"(check its feature_gates and group_versions); served: {served}"
+            )
+        return rt
+
+    def by_kind(self, group: str, version: str, kind: str) -> ResourceType | None:
+        """The resource of ``kind`` at ``group/version``, or ``None``."""
+        return self._by_kind.get((group, version, kind))
+
+    def all(self) -> list[ResourceType]:
+        """Every served resource."""
+        return list(self._by_path.values())
+
+    def group_versions(self, group: str) -> list[str]:
+        """Served versions of ``group``, in declaration order."""
+        out: list[str] = []
+        for rt in self._by_path.values():
+            if rt.group == group and rt.version not in out:
+                out.append(rt.version)
+        return out
+
+    # -- discovery documents ---------------------------------------------------------------
+
+    def api_versions(self, address: str) -> dict[str, Any]:
+        """``GET /api``."""
+        return {
+            "kind": "APIVersions",
+            "versions": self.group_versions(""),
+            "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": address}],
+        }
+
+    def _group(self, group: str) -> dict[str, Any]:
+        versions = [
+            {"groupVersion": f"{group}/{v}", "version": v} for v in self.group_versions(group)
+        ]
+        return {"name": group, "versions": versions, "preferredVersion": versions[0]}
+
+    def api_group_list(self) -> dict[str, Any]:
+        """``GET /apis``."""
+        groups: list[str] = []
+        for rt in self._by_path.values():
+            if rt.group and rt.group not in groups:
+                groups.append(rt.group)
+        return {
+            "kind": "APIGroupList",
+            "apiVersion": "v1",
+            "groups": [self._group(g) for g in groups],
+        }
+
+    def api_group(self, group: str) -> dict[str, Any] | None:
+        """``GET /apis/<group>``, or ``None`` if the group is not served."""
+        if not self.group_versions(group):
+            return None
+        return {"kind": "APIGroup", "apiVersion": "v1", **self._group(group)}
+
+    def resource_list(self, group: str, version: str) -> dict[str, Any] | None:
+        """``GET /api/v1`` or ``/apis/<group>/<version>``, or ``None`` if not served."""
+        entries: list[dict[str, Any]] = []
+        for rt in self._by_path.values():
+            if rt.group != group or rt.version != version:
+                continue
+            entries.append(
+                {
+                    "name": rt.plural,
+                    "singularName": rt.kind.lower(),
+                    "namespaced": rt.namespaced,
+                    "kind": rt.kind,
+                    "verbs": _VERBS,
+                }
+            )
+            if rt.status:
+                entries.append(
+                    {
+                        "name": f"{rt.plural}/status",
+                        "singularName": "",
+                        "namespaced": rt.namespaced,
+                        "kind": rt.kind,
+                        "verbs": ["get", "patch", "update"],
+                    }
+                )
+        if not entries:
+            return None
+        gv = f"{group}/{version}" if group else version
+        return {
+            "kind": "APIResourceList",
+            "apiVersion": "v1",
+            "groupVersion": gv,
+            "resources": entries,
+        }

@@ -1,0 +1,124 @@
+"""Object storage with a global resourceVersion, a bounded event history and watchers."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from workloadbuilder.testing import _errors
+from workloadbuilder.testing._managed import Entries
+
+GroupResource = tuple[str, str]  # (group, plural): storage is shared by every version
+Name = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped objects
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A persisted object (never mutated; writes replace it) and its field ownership."""
+
+    obj: dict[str, Any]
+    entries: Entries
+
+
+@dataclass(frozen=True)
+class Event:
+    """A watch event as recorded in the history."""
+
+    rv: int
+    type: str
+    resource: GroupResource
+    obj: dict[str, Any]
+
+
+@dataclass(eq=False)
+class Watcher:
+    """A subscriber to the events of one resource (optionally one namespace)."""
+
+    resource: GroupResource
+    namespace: str | None
+    accepts: Callable[[dict[str, Any]], bool]
+    queue: asyncio.Queue[Event | None] = field(default_factory=asyncio.Queue)
+
+    def wants(self, event: Event) -> bool:
+        """Whether ``event`` belongs to this watch."""
+        if event.resource != self.resource:
+            return False
+        if self.namespace is not None and event.obj["metadata"].get("namespace") != self.namespace:
+            return False
+        return self.accepts(event.obj)
+
+
+class Store:
+    """Objects by group/resource and namespace/name; every write gets the next resourceVersion."""
+
+    def __init__(self, history: int) -> None:
+        if history < 1:
+            raise ValueError(f"event_history must be at least 1, got {history}")
+        self.rv = 0
+        self._objects: dict[GroupResource, dict[Name, Stored]] = {}
+        self._events: deque[Event] = deque(maxlen=history)
+        self._compacted = 0
+        self._watchers: set[Watcher] = set()
+
+    def next_rv(self) -> int:
+        """Reserve the next resourceVersion."""
+        self.rv += 1
+        return self.rv
+
+    def get(self, resource: GroupResource, name: Name) -> Stored | None:
+        """The stored object, or ``None``."""
+        return self._objects.get(resource, {}).get(name)
+
+    def select(self, resource: GroupResource, namespace: str | None) -> list[Stored]:
+        """Objects of ``resource`` (in ``namespace`` unless ``None``), by namespace and name."""
+        items = self._objects.get(resource, {})
+        return [items[k] for k in sorted(items) if namespace is None or k[0] == namespace]
+
+    def resources(self) -> list[GroupResource]:
+        """Every group/resource with stored objects."""
+        return list(self._objects)
+
+    def put(self, resource: GroupResource, name: Name, stored: Stored, event_type: str) -> None:
+        """Persist ``stored`` and emit ``event_type`` (ADDED or MODIFIED)."""
+        self._objects.setdefault(resource, {})[name] = stored
+        self._emit(
+            Event(int(stored.obj["metadata"]["resourceVersion"]), event_type, resource, stored.obj)
+        )
+
+    def remove(self, resource: GroupResource, name: Name, final: dict[str, Any]) -> None:
+        """Delete the object; ``final`` (carrying the deletion's resourceVersion) is the event."""
+        self._objects.get(resource, {}).pop(name, None)
+        self._emit(Event(int(final["metadata"]["resourceVersion"]), "DELETED", resource, final))
+
+    def _emit(self, event: Event) -> None:
+        if len(self._events) == self._events.maxlen:
+            self._compacted = self._events[0].rv
+        self._events.append(event)
+        for watcher in self._watchers:
+            if watcher.wants(event):
+                watcher.queue.put_nowait(event)
+
+    def subscribe(self, watcher: Watcher, since: int | None) -> list[Event]:
+        """Register ``watcher``; the retained events after ``since`` it must replay first.
+
+        Raises a 410 ``Expired`` error when ``since`` is older than the retained history.
+        """
+        backlog: list[Event] = []
+        if since is not None:
+            if since < self._compacted:
+                raise _errors.expired(since, self._compacted + 1)
+            backlog = [e for e in self._events if e.rv > since and watcher.wants(e)]
+        self._watchers.add(watcher)
+        return backlog
+
+    def unsubscribe(self, watcher: Watcher) -> None:
+        """Stop delivering events to ``watcher``."""
+        self._watchers.discard(watcher)
+
+    def close_watchers(self) -> None:
+        """End every watch (each receives ``None``)."""
+        for watcher in self._watchers:
+            watcher.queue.put_nowait(None)

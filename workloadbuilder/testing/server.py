@@ -1,0 +1,370 @@
+"""``FakeAPIServer``: a local Kubernetes API server for tests, with real wire semantics."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+
+from workloadbuilder.testing import _errors
+from workloadbuilder.testing._errors import APIStatusError
+from workloadbuilder.testing._faults import Fault, Faults, RecordedRequest
+from workloadbuilder.testing._http import HTTPHandler
+from workloadbuilder.testing._operations import (
+    APPLY,
+    JSON_PATCH,
+    MERGE,
+    STRATEGIC,
+    Engine,
+    Result,
+    WriteOptions,
+)
+from workloadbuilder.testing._resources import (
+    DEFAULT_RESOURCES,
+    FEATURE_GATES,
+    Registry,
+    ResourceType,
+    resolve_gates,
+)
+from workloadbuilder.testing._schema import FieldChecker, model_unknown_fields
+from workloadbuilder.testing._store import Store
+
+if TYPE_CHECKING:
+    from kubernetes_asyncio.client import ApiClient
+
+__all__ = [
+    "FEATURE_GATES",
+    "APIStatusError",
+    "FakeAPIServer",
+    "Fault",
+    "Faults",
+    "RecordedRequest",
+    "ResourceType",
+]
+
+DEFAULT_MANAGER = "workloadbuilder-testing"
+_PATCH_TYPES = {"apply": APPLY, "merge": MERGE, "strategic": STRATEGIC, "json": JSON_PATCH}
+
+
+class FakeAPIServer:
+    """A Kubernetes API server on ``127.0.0.1`` and a free port, for tests.
+
+    Use it as ``async with FakeAPIServer() as server:``. It serves discovery, create, get,
+    list, update, patch (server-side apply, merge, strategic merge, JSON patch), delete with
+    garbage collection, the ``status`` subresource and watch for the scheduling.k8s.io
+    (v1beta1, v1alpha3), batch/v1 and core/v1 resources, tracking ``managedFields``.
+
+    ``feature_gates`` turns gates off (all are on by default); ``group_versions`` limits the
+    served group/versions (e.g. ``["v1", "scheduling.k8s.io/v1beta1"]``); ``resources``
+    replaces the served resource types; ``event_history`` bounds the watch history (older
+    resourceVersions get 410 Gone); ``bookmark_interval`` is the seconds between watch
+    bookmarks; ``field_checker`` finds unknown fields (``None`` accepts every field).
+    """
+
+    def __init__(
+        self,
+        *,
+        feature_gates: Mapping[str, bool] | None = None,
+        group_versions: Iterable[str] | None = None,
+        resources: Iterable[ResourceType] = DEFAULT_RESOURCES,
+        event_history: int = 1000,
+        bookmark_interval: float = 1.0,
+        field_checker: FieldChecker | None = model_unknown_fields,
+    ) -> None:
+        self.gates = resolve_gates(feature_gates)
+        self.registry = Registry(resources, self.gates, group_versions)
+        self.store = Store(event_history)
+        self.engine = Engine(self.registry, self.store, field_checker)
+        self.faults = Faults()
+        self.requests: list[RecordedRequest] = []
+        self._handler = HTTPHandler(
+            self.engine, self.faults, self.requests, lambda: self.address, bookmark_interval
+        )
+        self._runner: web.ServerRunner | None = None
+        self._port = 0
+        self._tmpdir: Path | None = None
+        if self.registry.get("", "v1", "namespaces") is not None:
+            self.create_object(
+                "", "v1", "namespaces", _namespace("default"), field_manager="kube-apiserver"
+            )
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Listen on 127.0.0.1 and write the kubeconfig."""
+        if self._runner is not None:
+            raise RuntimeError("FakeAPIServer is already started: start it once, or use a new one")
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.bind(("127.0.0.1", 0))
+        self._port = sock.getsockname()[1]
+        runner = web.ServerRunner(web.Server(self._handler), shutdown_timeout=1.0)
+        await runner.setup()
+        await web.SockSite(runner, sock).start()
+        self._runner = runner
+        self._tmpdir = Path(tempfile.mkdtemp(prefix="workloadbuilder-apiserver-"))
+        self.kubeconfig_path.write_text(_kubeconfig(self.url))
+
+    async def stop(self) -> None:
+        """End every watch, stop listening and remove the kubeconfig."""
+        self.store.close_watchers()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+        if self._tmpdir is not None:
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+            self._tmpdir = None
+
+    async def __aenter__(self) -> FakeAPIServer:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+    @property
+    def address(self) -> str:
+        """``127.0.0.1:<port>``."""
+        return f"127.0.0.1:{self._port}"
+
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:<port>``; only valid once started."""
+        if self._runner is None:
+            raise RuntimeError(
+                "FakeAPIServer is not started: use `async with FakeAPIServer() as server`"
+            )
+        return f"http://{self.address}"
+
+    @property
+    def kubeconfig_path(self) -> Path:
+        """A kubeconfig for this server (context ``fake``, namespace ``default``)."""
+        if self._tmpdir is None:
+            raise RuntimeError(
+                "FakeAPIServer is not started: use `async with FakeAPIServer() as server`"
+            )
+        return self._tmpdir / "kubeconfig"
+
+    def api_client(self) -> ApiClient:
+        """A kubernetes-asyncio ``ApiClient`` for this server; close it (``async with``)."""
+        from kubernetes_asyncio.client import ApiClient, Configuration
+
+        return ApiClient(Configuration(host=self.url))
+
+    # -- in-process API (same code path as HTTP; call it from the server's event loop) -----
+
+    def _rt(self, group: str, version: str, plural: str) -> ResourceType:
+        return self.registry.require(group, version, plural)
+
+    def get_object(
+        self, group: str, version: str, plural: str, namespace: str | None, name: str
+    ) -> dict[str, Any] | None:
+        """A copy of the object, or ``None`` if it does not exist."""
+        try:
+            return _copy(self.engine.get(self._rt(group, version, plural), namespace, name))
+        except APIStatusError as exc:
+            if exc.code == 404:
+                return None
+            raise
+
+    def list_objects(
+        self,
+        group: str,
+        version: str,
+        plural: str,
+        namespace: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """Copies of the matching objects (every namespace when ``namespace`` is ``None``)."""
+        rt = self._rt(group, version, plural)
+        items = self.engine.listing(rt, namespace, label_selector, field_selector)["items"]
+        return [_copy(item) for item in items]
+
+    def create_object(
+        self,
+        group: str,
+        version: str,
+        plural: str,
+        obj: Mapping[str, Any],
+        *,
+        field_manager: str = DEFAULT_MANAGER,
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
+        """Create ``obj`` as a POST would; failures raise :class:`APIStatusError`."""
+        rt = self._rt(group, version, plural)
+        opts = WriteOptions(field_manager=field_manager, dry_run=dry_run)
+        return _done(self.engine.create(rt, _namespace_of(obj), dict(obj), opts))
+
+    def update_object(
+        self,
+        group: str,
+        version: str,
+        plural: str,
+        obj: Mapping[str, Any],
+        *,
+        subresource: str = "",
+        field_manager: str = DEFAULT_MANAGER,
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
+        """Replace the object as a PUT would (``subresource="status"``: only its status)."""
+        rt = self._rt(group, version, plural)
+        name = _name_of(obj)
+        opts = WriteOptions(field_manager=field_manager, dry_run=dry_run)
+        return _done(
+            self.engine.replace(rt, _namespace_of(obj), name, dict(obj), opts, subresource)
+        )
+
+    def patch_object(
+        self,
+        group: str,
+        version: str,
+        plural: str,
+        namespace: str | None,
+        name: str,
+        patch: Any,
+        *,
+        patch_type: str = "merge",
+        subresource: str = "",
+        field_manager: str = DEFAULT_MANAGER,
+        force: bool = False,
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
+        """Patch as a PATCH would; ``patch_type``: ``apply``, ``merge``, ``strategic``, ``json``."""
+        if patch_type not in _PATCH_TYPES:
+            raise ValueError(
+                f"unknown patch_type {patch_type!r}: use one of {', '.join(_PATCH_TYPES)}"
+            )
+        rt = self._rt(group, version, plural)
+        opts = WriteOptions(field_manager=field_manager, force=force, dry_run=dry_run)
+        result = self.engine.patch(
+            rt, namespace, name, patch, _PATCH_TYPES[patch_type], opts, subresource
+        )
+        return _done(result)
+
+    def apply_object(
+        self,
+        group: str,
+        version: str,
+        plural: str,
+        obj: Mapping[str, Any],
+        *,
+        field_manager: str,
+        force: bool = False,
+        subresource: str = "",
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
+        """Server-side apply ``obj`` (name and namespace from its metadata)."""
+        return self.patch_object(
+            group,
+            version,
+            plural,
+            _namespace_of(obj),
+            _name_of(obj),
+            dict(obj),
+            patch_type="apply",
+            subresource=subresource,
+            field_manager=field_manager,
+            force=force,
+            dry_run=dry_run,
+        )
+
+    def patch_status(
+        self,
+        group: str,
+        version: str,
+        plural: str,
+        namespace: str | None,
+        name: str,
+        status: Mapping[str, Any],
+        *,
+        field_manager: str = DEFAULT_MANAGER,
+    ) -> dict[str, Any]:
+        """Strategic-merge ``status`` into the object's status (conditions merge by ``type``)."""
+        return self.patch_object(
+            group,
+            version,
+            plural,
+            namespace,
+            name,
+            {"status": dict(status)},
+            patch_type="strategic",
+            subresource="status",
+            field_manager=field_manager,
+        )
+
+    def delete_object(
+        self,
+        group: str,
+        version: str,
+        plural: str,
+        namespace: str | None,
+        name: str,
+        *,
+        propagation_policy: str | None = None,
+    ) -> None:
+        """Delete as a DELETE would (finalizers and garbage collection included)."""
+        self.engine.delete(self._rt(group, version, plural), namespace, name, propagation_policy)
+
+
+def _copy(obj: dict[str, Any]) -> dict[str, Any]:
+    from workloadbuilder.testing._merge import copy_json
+
+    result: dict[str, Any] = copy_json(obj)
+    return result
+
+
+def _done(result: Result) -> dict[str, Any]:
+    return _copy(result.body)
+
+
+def _name_of(obj: Mapping[str, Any]) -> str:
+    name = (obj.get("metadata") or {}).get("name")
+    if not name:
+        raise ValueError("the object has no metadata.name: set it to address the object")
+    return str(name)
+
+
+def _namespace_of(obj: Mapping[str, Any]) -> str | None:
+    namespace = (obj.get("metadata") or {}).get("namespace")
+    return str(namespace) if namespace else None
+
+
+def _namespace(name: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+
+
+def _kubeconfig(url: str) -> str:
+    return f"""apiVersion: v1
+kind: Config
+clusters:
+- name: fake
+  cluster:
+    server: {url}
+users:
+- name: fake
+  user:
+    token: workloadbuilder-fake-token
+contexts:
+- name: fake
+  context:
+    cluster: fake
+    user: fake
+    namespace: default
+current-context: fake
+preferences: {{}}
+"""
+
+
+_ = _errors  # re-exported errors live in _errors
