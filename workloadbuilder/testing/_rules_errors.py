@@ -30,7 +30,9 @@ _VALUELESS: Final = frozenset({REQUIRED, FORBIDDEN, TOO_LONG, INTERNAL})
 
 
 def render_value(value: Any) -> str:
-    """Render a bad value the way apimachinery prints it (``null`` is a quoted string there)."""
+    """Render a bad value as apimachinery does: nil as the quoted string ``"null"``, strings
+    Go-quoted, numbers and booleans bare; objects and lists (Go structs there) as compact JSON.
+    """
     if value is None:
         return '"null"'
     if isinstance(value, bool):
@@ -38,8 +40,38 @@ def render_value(value: Any) -> str:
     if isinstance(value, int | float):
         return str(value)
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        return go_quote(value)
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+_GO_ESCAPES: Final = {
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
+    "\\": "\\\\",
+    '"': '\\"',
+}
+
+
+def go_quote(text: str) -> str:
+    """Quote ``text`` as Go's ``%q`` does (printable runes kept, others escaped)."""
+    out = []
+    for char in text:
+        if char in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[char])
+        elif char.isprintable() or char == " ":
+            out.append(char)
+        elif ord(char) < 0x80:
+            out.append(f"\\x{ord(char):02x}")
+        elif ord(char) <= 0xFFFF:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(f"\\U{ord(char):08x}")
+    return '"' + "".join(out) + '"'
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from ._rules_common import Errs, Obj, mapping, short_name
+from ._rules_common import IMMUTABLE, Errs, Obj, mapping, short_name
 from ._rules_errors import FieldErr, invalid, required
 from ._rules_formats import dns_subdomain
 from ._rules_groups import validate_composite_pod_group, validate_group_update, validate_pod_group
@@ -72,7 +72,7 @@ def validate_object(
         if old is not None:
             errs += validate_group_update(obj, old, composite=True)
     if old is not None:
-        errs = [e for e in errs if not _unchanged(e, obj, old)]
+        errs = [e for e in errs if not _unchanged(e, obj, old)] + _metadata_update(obj, old)
     return [e.to_cause() for e in errs]
 
 
@@ -90,6 +90,15 @@ def _metadata(obj: Obj) -> Errs:
     else:
         errs += short_name("metadata.namespace", namespace)
     return errs
+
+
+def _metadata_update(obj: Obj, old: Obj) -> Errs:
+    meta, old_meta = mapping(obj.get("metadata")), mapping(old.get("metadata"))
+    return [
+        invalid(f"metadata.{name}", meta.get(name), IMMUTABLE, ratchet=False)
+        for name in ("name", "namespace")
+        if meta.get(name) != old_meta.get(name)
+    ]
 
 
 def _lookup(obj: Any, path: str) -> Any:
