@@ -228,3 +228,54 @@ async def test_topology_gang_pending_when_no_zone_fits(
     (status, reason, message) = result.conditions[f"PodGroup {NS}/workers"]
     assert (status, reason) == ("False", "Unschedulable")
     assert "only 2 of the 4 pods" in message
+
+
+async def test_evicting_an_unbound_pod_is_refused(server: FakeAPIServer, cluster: Cluster) -> None:
+    await cluster.pod("lonely", None, cpu="100")
+    sim = GangSimulator(server, nodes("8"))
+    result = await sim.step()
+    assert result.pending == {
+        f"{NS}/lonely": "no node fits: insufficient free resources or nodeSelector mismatch"
+    }
+    with pytest.raises(ValueError, match="not bound to a node"):
+        await sim.evict(NS, "lonely")
+
+
+async def test_steps_are_deterministic() -> None:
+    outcomes = []
+    for _ in range(2):
+        async with FakeAPIServer() as srv, aiohttp.ClientSession(srv.url) as http:
+            c = Cluster(http)
+            await c.pod_group("workers", 2)
+            for name in ["w-b", "w-a", "w-c"]:
+                await c.pod(name, "workers", cpu="3")
+            await c.pod("plain", None, cpu="5")
+            outcomes.append(await GangSimulator(srv).step())
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0].bound == {
+        f"{NS}/plain": "node-0",
+        f"{NS}/w-a": "node-0",
+        f"{NS}/w-b": "node-1",
+        f"{NS}/w-c": "node-1",
+    }
+
+
+async def test_default_nodes_span_two_zones(server: FakeAPIServer) -> None:
+    sim = GangSimulator(server)
+    assert [n.name for n in sim.nodes] == ["node-0", "node-1", "node-2", "node-3"]
+    assert [n.labels[ZONE] for n in sim.nodes] == ["a", "a", "b", "b"]
+    with pytest.raises(ValueError, match="unique"):
+        GangSimulator(server, [SimNode("x"), SimNode("x")])
+
+
+async def test_works_without_composite_api() -> None:
+    versions = ["v1", "scheduling.k8s.io/v1beta1"]
+    async with (
+        FakeAPIServer(group_versions=versions) as srv,
+        aiohttp.ClientSession(srv.url) as http,
+    ):
+        c = Cluster(http)
+        await c.pod_group("workers", 1)
+        await c.pod("w-0", "workers")
+        result = await GangSimulator(srv).step()
+    assert result.bound == {f"{NS}/w-0": "node-0"}

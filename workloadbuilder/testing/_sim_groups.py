@@ -97,6 +97,7 @@ class Forest:
     roots: list[Group]
     blocked: list[tuple[Group, str]]  # groups whose pods cannot be scheduled, and why
     invalid: list[tuple[Group, str]]  # CompositePodGroups to mark Invalid
+    unowned: list[PodInfo]  # pods naming a PodGroup that does not exist
 
 
 def build_forest(
@@ -109,17 +110,20 @@ def build_forest(
     groups.sort(key=lambda g: (g.namespace, g.name, g.kind))
     by_name = {(g.namespace, g.name): g for g in groups if g.kind == COMPOSITE}
     pod_group_names = {(g.namespace, g.name): g for g in groups if g.kind == POD_GROUP}
+    unowned = []
     for pod in pods:
         owner = pod_group_names.get((pod.namespace, pod.group or ""))
         if owner is not None:
             owner.members.append(pod)
+        elif pod.group is not None:
+            unowned.append(pod)
     for g in groups:
         parent = by_name.get((g.namespace, g.parent)) if g.parent else None
         if parent is not None:
             parent.children.append(g)
     roots = [g for g in groups if g.parent is None]
     reached = {id(d) for r in roots for d in r.walk()}
-    forest = Forest([], [], [])
+    forest = Forest([], [], [], unowned)
     for g in groups:
         if id(g) not in reached:
             forest.blocked.append((g, _unreachable(g, by_name, forest)))

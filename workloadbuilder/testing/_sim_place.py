@@ -33,7 +33,7 @@ NO_FIT = "no node fits: insufficient free resources or nodeSelector mismatch"
 
 @dataclass(frozen=True)
 class ConditionChange:
-    """A group condition to write."""
+    """A group condition to write, with the group's current conditions and generation."""
 
     kind: str
     namespace: str
@@ -42,6 +42,8 @@ class ConditionChange:
     status: str
     reason: str
     message: str
+    existing: tuple[Mapping[str, Any], ...] = ()
+    generation: int = 0
 
 
 @dataclass
@@ -79,20 +81,15 @@ def plan(
     result = Plan()
     for group, message in forest.invalid:
         _change(result, group, "False", INVALID, message)
-    known = {
-        ((o.get("metadata") or {}).get("namespace"), o["metadata"]["name"]) for o in pod_groups
-    }
-    units: list[tuple[tuple[str, str, int], Group | PodInfo]] = []
-    for pod in active:
-        if pod.node is not None:
-            continue
-        if pod.group is None:
-            units.append(((pod.namespace, pod.name, 0), pod))
-        elif (pod.namespace, pod.group) not in known:
-            result.pending[pod.key] = f"pod group {pod.namespace}/{pod.group} not found"
     for group, reason in forest.blocked:
         for pod in group.pending:
             result.pending[pod.key] = reason
+    for pod in forest.unowned:
+        if pod.node is None:
+            result.pending[pod.key] = f"pod group {pod.namespace}/{pod.group} not found"
+    units: list[tuple[tuple[str, str, int], Group | PodInfo]] = [
+        ((p.namespace, p.name, 0), p) for p in active if p.node is None and p.group is None
+    ]
     units += [((g.namespace, g.name, 1), g) for g in forest.roots]
     for _, unit in sorted(units, key=lambda u: u[0]):
         if isinstance(unit, PodInfo):
@@ -196,7 +193,7 @@ def _schedule_root(root: Group, cluster: Cluster, result: Plan) -> Cluster:
     satisfied = {id(g) for g in outcome.satisfied}
     for g in outcome.satisfied:
         if g.threshold is not None or _progressed(g, satisfied, result):
-            _change(result, g, "True", SCHEDULED, _success_message(g, result))
+            _change(result, g, "True", SCHEDULED, _success_message(g, satisfied, result))
     _pend(root, result, NO_FIT)
     return outcome.cluster
 
@@ -228,9 +225,10 @@ def _shortfall_message(g: Group, shortfall: _Shortfall) -> str:
     )
 
 
-def _success_message(g: Group, result: Plan) -> str:
+def _success_message(g: Group, satisfied: set[int], result: Plan) -> str:
     if g.kind == COMPOSITE:
-        return f"{len(g.children)} child groups considered; placement found for the required ones"
+        placed = sum(id(c) in satisfied for c in g.children)
+        return f"{placed} of {len(g.children)} child groups placed"
     bound = sum(1 for p in g.members if p.node or p.key in result.binds)
     return f"{bound} of {len(g.members)} pods bound"
 
@@ -245,7 +243,11 @@ def _change(result: Plan, g: Group, status: str, reason: str, message: str) -> N
         message,
     ):
         return
+    existing = tuple((g.obj.get("status") or {}).get("conditions") or ())
+    generation = int((g.obj.get("metadata") or {}).get("generation") or 0)
     kind_type = CONDITION_TYPES[g.kind]
     result.conditions.append(
-        ConditionChange(g.kind, g.namespace, g.name, kind_type, status, reason, message)
+        ConditionChange(
+            g.kind, g.namespace, g.name, kind_type, status, reason, message, existing, generation
+        )
     )

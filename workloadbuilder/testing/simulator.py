@@ -17,7 +17,7 @@ change (``InitiallyScheduled`` never reverts).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -88,15 +88,8 @@ class GangSimulator:
             outcome = plan(self.nodes, pods, pod_groups, composites)
             for key, node in outcome.binds.items():
                 await _bind(http, key, node)
-            objects = {
-                _group_key(k, o): o
-                for k, objs in ((POD_GROUP, pod_groups), (COMPOSITE, composites))
-                for o in objs
-            }
             for change in outcome.conditions:
-                await _write_condition(
-                    http, change, objects[(change.kind, change.namespace, change.name)]
-                )
+                await _write_condition(http, change)
         return StepResult(
             bound=dict(outcome.binds),
             pending={k: v for k, v in sorted(outcome.pending.items())},
@@ -137,11 +130,6 @@ class GangSimulator:
                 ],
             }
             await _request(http, "PATCH", path + "/status", {"status": status})
-
-
-def _group_key(kind: str, obj: Mapping[str, Any]) -> tuple[str, str, str]:
-    meta = obj["metadata"]
-    return (kind, meta.get("namespace", "default"), meta["name"])
 
 
 def _now() -> str:
@@ -197,26 +185,18 @@ async def _bind(http: aiohttp.ClientSession, key: str, node: str) -> None:
     )
 
 
-async def _write_condition(
-    http: aiohttp.ClientSession, change: ConditionChange, obj: Mapping[str, Any]
-) -> None:
+async def _write_condition(http: aiohttp.ClientSession, change: ConditionChange) -> None:
     """Replace the group's condition of ``change.type``, keeping its other conditions."""
-    current = list((obj.get("status") or {}).get("conditions") or [])
-    previous = next((c for c in current if c.get("type") == change.type), None)
-    transition = (
-        previous.get("lastTransitionTime")
-        if previous and previous.get("status") == change.status
-        else None
-    )
+    previous = next((c for c in change.existing if c.get("type") == change.type), {})
+    same_status = previous.get("status") == change.status
     condition = {
         "type": change.type,
         "status": change.status,
         "reason": change.reason,
         "message": change.message,
-        "lastTransitionTime": transition or _now(),
-        "observedGeneration": (obj.get("metadata") or {}).get("generation", 0),
+        "lastTransitionTime": previous.get("lastTransitionTime") if same_status else _now(),
+        "observedGeneration": change.generation,
     }
-    conditions = [c for c in current if c.get("type") != change.type] + [condition]
-    _, namespace, name = _group_key(change.kind, obj)
-    path = _GROUP_PATHS[change.kind].format(ns=namespace) + f"/{name}/status"
-    await _request(http, "PATCH", path, {"status": {"conditions": conditions}})
+    others = [c for c in change.existing if c.get("type") != change.type]
+    path = _GROUP_PATHS[change.kind].format(ns=change.namespace) + f"/{change.name}/status"
+    await _request(http, "PATCH", path, {"status": {"conditions": [*others, condition]}})
