@@ -75,6 +75,36 @@ def _spec(obj: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in obj.items() if k not in ("metadata", "status", "apiVersion", "kind")}
 
 
+_METADATA_ORDER = (
+    "name",
+    "generateName",
+    "namespace",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+)
+_TOP_ORDER = ("kind", "apiVersion", "metadata", "spec")
+
+
+def _ordered(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj`` with its keys in the order the API server writes them."""
+    meta = obj["metadata"]
+    ordered_meta = {k: meta[k] for k in _METADATA_ORDER if k in meta}
+    ordered_meta.update((k, v) for k, v in meta.items() if k not in ordered_meta)
+    out = {k: obj[k] for k in _TOP_ORDER if k in obj}
+    out["metadata"] = ordered_meta
+    out.update((k, v) for k, v in obj.items() if k not in out)
+    return out
+
+
 def _resource(rt: ResourceType) -> GroupResource:
     return (rt.group, rt.plural)
 
@@ -279,9 +309,9 @@ class Engine:
         subresource: str = "",
     ) -> Result:
         """PUT: replace the object (or only its status); a stale resourceVersion is a 409."""
-        stored = self._stored(rt, namespace, name)
         obj = self._check_type(rt, copy_json(body))
         self._check_identity(rt, obj, namespace, name)
+        stored = self._stored(rt, namespace, name)
         warnings = self._check_fields(rt, obj, opts, apply=False)
         result = self._update(rt, stored, obj, opts, subresource)
         result.warnings = warnings
@@ -479,6 +509,8 @@ class Engine:
         else:
             meta["generation"] = 1
         meta["managedFields"] = _managed.render(entries)
+        obj = _ordered(obj)
+        meta = obj["metadata"]
         if opts.dry_run:
             if old is None:
                 meta.pop("resourceVersion", None)
