@@ -279,3 +279,19 @@ async def test_works_without_composite_api() -> None:
         await c.pod("w-0", "workers")
         result = await GangSimulator(srv).step()
     assert result.bound == {f"{NS}/w-0": "node-0"}
+
+
+async def test_tree_spanning_two_workloads_is_invalid(
+    server: FakeAPIServer, cluster: Cluster
+) -> None:
+    await cluster.composite("root", 1)
+    await cluster.pod_group("a", 1, parent="root")
+    other = {"workloadName": "other", "templateName": "b"}
+    await cluster.pod_group("b", 1, parent="root", workloadRef=other)
+    await cluster.pod("a-0", "a")
+    result = await GangSimulator(server, nodes("8")).step()
+    assert result.bound == {}
+    root = await cluster.condition(f"{COMPOSITES}/root", "CompositePodGroupInitiallyScheduled")
+    assert root is not None
+    assert (root["status"], root["reason"]) == ("False", "Invalid")
+    assert root["message"] == "the group hierarchy spans several Workloads: 'other', 'train'"

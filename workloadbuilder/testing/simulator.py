@@ -31,9 +31,9 @@ from ._sim_place import ConditionChange, plan
 __all__ = ["GangSimulator", "SimNode", "StepResult"]
 
 _PODS = "/api/v1/pods"
-_GROUP_PATHS = {
-    POD_GROUP: "/apis/scheduling.k8s.io/v1beta1/namespaces/{ns}/podgroups",
-    COMPOSITE: "/apis/scheduling.k8s.io/v1alpha3/namespaces/{ns}/compositepodgroups",
+_GROUP_APIS = {
+    POD_GROUP: ("/apis/scheduling.k8s.io/v1beta1", "podgroups"),
+    COMPOSITE: ("/apis/scheduling.k8s.io/v1alpha3", "compositepodgroups"),
 }
 _MERGE = {"Content-Type": "application/merge-patch+json"}
 
@@ -82,9 +82,8 @@ class GangSimulator:
         """Schedule everything pending once, write the outcome, and report it."""
         async with aiohttp.ClientSession(self._server.url) as http:
             pods = await _list(http, _PODS)
-            namespaces = sorted({p["metadata"].get("namespace", "default") for p in pods})
-            pod_groups = await _list_groups(http, POD_GROUP, namespaces)
-            composites = await _list_groups(http, COMPOSITE, namespaces)
+            pod_groups = await _list(http, _list_path(POD_GROUP), unserved_ok=True)
+            composites = await _list(http, _list_path(COMPOSITE), unserved_ok=True)
             outcome = plan(self.nodes, pods, pod_groups, composites)
             for key, node in outcome.binds.items():
                 await _bind(http, key, node)
@@ -132,8 +131,23 @@ class GangSimulator:
             await _request(http, "PATCH", path + "/status", {"status": status})
 
 
+def _list_path(kind: str) -> str:
+    prefix, plural = _GROUP_APIS[kind]
+    return f"{prefix}/{plural}"
+
+
 def _now() -> str:
     return datetime.now(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+async def _payload(response: aiohttp.ClientResponse, method: str, path: str) -> dict[str, Any]:
+    payload = await response.json(content_type=None)
+    if response.status >= 400:
+        raise RuntimeError(
+            f"{method} {path} answered {response.status}: {payload}; the simulator needs "
+            "the test API server to serve this resource"
+        )
+    return dict(payload)
 
 
 async def _request(
@@ -141,34 +155,17 @@ async def _request(
 ) -> dict[str, Any]:
     headers = _MERGE if method == "PATCH" else None
     async with http.request(method, path, json=body, headers=headers) as response:
-        payload = await response.json(content_type=None)
-        if response.status >= 400:
-            raise RuntimeError(
-                f"{method} {path} answered {response.status}: {payload}; the simulator needs "
-                "the test API server to serve this resource"
-            )
-        return dict(payload)
+        return await _payload(response, method, path)
 
 
-async def _list(http: aiohttp.ClientSession, path: str) -> list[dict[str, Any]]:
-    return list((await _request(http, "GET", path)).get("items") or [])
-
-
-async def _list_groups(
-    http: aiohttp.ClientSession, kind: str, namespaces: Sequence[str]
+async def _list(
+    http: aiohttp.ClientSession, path: str, *, unserved_ok: bool = False
 ) -> list[dict[str, Any]]:
-    """The groups of ``kind`` in ``namespaces``; none when the API is not served."""
-    found: list[dict[str, Any]] = []
-    for ns in namespaces:
-        path = _GROUP_PATHS[kind].format(ns=ns)
-        async with http.get(path) as response:
-            if response.status == 404:
-                return []
-            payload = await response.json(content_type=None)
-            if response.status >= 400:
-                raise RuntimeError(f"GET {path} answered {response.status}: {payload}")
-        found += payload.get("items") or []
-    return found
+    """The items of a list; none when ``unserved_ok`` and the API answers 404."""
+    async with http.get(path) as response:
+        if unserved_ok and response.status == 404:
+            return []
+        return list((await _payload(response, "GET", path)).get("items") or [])
 
 
 async def _bind(http: aiohttp.ClientSession, key: str, node: str) -> None:
@@ -198,5 +195,6 @@ async def _write_condition(http: aiohttp.ClientSession, change: ConditionChange)
         "observedGeneration": change.generation,
     }
     others = [c for c in change.existing if c.get("type") != change.type]
-    path = _GROUP_PATHS[change.kind].format(ns=change.namespace) + f"/{change.name}/status"
+    prefix, plural = _GROUP_APIS[change.kind]
+    path = f"{prefix}/namespaces/{change.namespace}/{plural}/{change.name}/status"
     await _request(http, "PATCH", path, {"status": {"conditions": [*others, condition]}})
