@@ -1,0 +1,8 @@
+"""Make the shared test modules (``oracles``, ``strategies``) importable from this directory."""
+
+import sys
+from pathlib import Path
+
+_TESTS = str(Path(__file__).resolve().parents[1])
+if _TESTS not in sys.path:
+    sys.path.insert(0, _TESTS)
