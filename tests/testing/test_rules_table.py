@@ -105,6 +105,24 @@ def composite_group(**spec: Any) -> dict[str, Any]:
     return obj
 
 
+def pod(**spec: Any) -> dict[str, Any]:
+    """A v1 Pod ``ml/train-0`` with ``spec`` additions."""
+    body = {"containers": [{"name": "main", "image": "busybox"}], **spec}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "train-0"}, "spec": body}
+
+
+def job(scheduling: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A batch/v1 Job ``ml/train`` with an optional ``spec.scheduling``."""
+    template = {"spec": {"restartPolicy": "Never", "containers": [{"name": "m", "image": "x"}]}}
+    spec: dict[str, Any] = {"parallelism": 4, "template": template}
+    if scheduling is not None:
+        spec["scheduling"] = scheduling
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "train"}, "spec": spec}
+
+
+GANG_4 = {"schedulingPolicy": {"gang": {"minCount": 4}}}
+
+
 def nested(depth: int) -> dict[str, Any]:
     """A chain of ``depth`` composite templates ending in one pod group template."""
     tpl = cpgt(f"c{depth}", pgts=[pgt(f"leaf{depth}")])
@@ -735,6 +753,83 @@ CASES = [
         ),
     ),
     Case("composite group unchanged", composite_group(), old=composite_group()),
+    # Pod membership
+    Case("pod member", pod(schedulingGroup={"podGroupName": "train-workers"})),
+    Case(
+        "pod group name subdomain",
+        pod(schedulingGroup={"podGroupName": "Train"}),
+        (
+            "FieldValueInvalid",
+            "spec.schedulingGroup.podGroupName",
+            invalid('"Train": ' + SUBDOMAIN_MSG),
+        ),
+    ),
+    Case(
+        "pod group union",
+        pod(schedulingGroup={}),
+        (
+            "FieldValueInvalid",
+            "spec.schedulingGroup",
+            invalid('"": must specify one of: `podGroupName`'),
+        ),
+    ),
+    Case(
+        "pod group immutable",
+        pod(schedulingGroup={"podGroupName": "b"}),
+        ("FieldValueInvalid", "spec.schedulingGroup", invalid('"null": field is immutable')),
+        old=pod(schedulingGroup={"podGroupName": "a"}),
+    ),
+    # Job scheduling
+    Case("job gang without minCount", job({"schedulingPolicy": {"gang": {}}})),
+    Case(
+        "job scheduling gated off",
+        job(GANG_4),
+        ("FieldValueForbidden", "spec.scheduling", "Forbidden"),
+        gates=NO_GATES,
+    ),
+    Case(
+        "job minCount zero",
+        job({"schedulingPolicy": {"gang": {"minCount": 0}}}),
+        (
+            "FieldValueInvalid",
+            "spec.scheduling.schedulingPolicy.gang.minCount",
+            invalid("0: must be greater than or equal to 1"),
+        ),
+    ),
+    Case(
+        "job claims five",
+        job({"resourceClaims": [{**CLAIM, "name": f"c{i}"} for i in range(5)]}),
+        (
+            "FieldValueTooMany",
+            "spec.scheduling.resourceClaims",
+            "Too many: 5: must have at most 4 items",
+        ),
+    ),
+    Case(
+        "job minCount mutable",
+        job({"schedulingPolicy": {"gang": {"minCount": 2}}}),
+        old=job(GANG_4),
+    ),
+    Case(
+        "job scheduling cannot be set",
+        job(GANG_4),
+        (
+            "FieldValueInvalid",
+            "spec.scheduling",
+            invalid('"null": field cannot be set once created'),
+        ),
+        old=job(),
+    ),
+    Case(
+        "job disruption immutable",
+        job({**GANG_4, "disruptionMode": {"all": {}}}),
+        (
+            "FieldValueInvalid",
+            "spec.scheduling.disruptionMode",
+            invalid('"null": field is immutable'),
+        ),
+        old=job(GANG_4),
+    ),
     Case(
         "composite group policy immutable",
         composite_group(schedulingPolicy={"gang": {"minGroupCount": 3}}),
@@ -756,7 +851,7 @@ def _strip_nulls(value: Any) -> Any:
 def test_rule(case: Case) -> None:
     obj = _strip_nulls(copy.deepcopy(case.obj))
     old = None if case.old is None else _strip_nulls(copy.deepcopy(case.old))
-    group, version = obj["apiVersion"].split("/")
+    group, _, version = obj["apiVersion"].rpartition("/")
     causes = validate_object(group, version, obj["kind"], obj, old, case.gates)
     if case.cause is None:
         assert causes == []

@@ -179,14 +179,18 @@ def group_fields(path: str, obj: Obj, gates: frozenset[str], *, composite: bool)
     return errs
 
 
-def scheduling_policy(path: str, policy: Any, composite: bool) -> Errs:
-    """Exactly one of ``basic`` / ``gang``; the gang threshold is required and at least 1."""
+def scheduling_policy(
+    path: str, policy: Any, composite: bool, *, threshold_required: bool = True
+) -> Errs:
+    """Exactly one of ``basic`` / ``gang``; the gang threshold is at least 1 (and required in
+    API objects; optional in the building blocks controllers embed)."""
     errs = union(path, policy, ["basic", "gang"])
     gang = mapping(policy).get("gang")
     if gang is not None:
         key = "minGroupCount" if composite else "minCount"
+        value = mapping(gang).get(key)
         errs += bounded_int(
-            child(child(path, "gang"), key), mapping(gang).get(key), minimum=1, is_required=True
+            child(child(path, "gang"), key), value, minimum=1, is_required=threshold_required
         )
     return errs
 

@@ -2,7 +2,9 @@
 
 An implementation of what the 1.37 kube-apiserver enforces for ``scheduling.k8s.io``
 ``Workload``, ``PodGroup`` and ``CompositePodGroup`` (defaulting, create and update
-validation), kept independent of the SDK's validation so that each checks the other.
+validation), plus the workload-aware fields of ``Pod`` (``spec.schedulingGroup``) and
+``Job`` (``spec.scheduling``). It is kept independent of the SDK's validation so that each
+checks the other.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ import re
 from typing import Any, Final
 
 from ._rules_common import IMMUTABLE, Errs, Obj, mapping, short_name
-from ._rules_errors import FieldErr, invalid, required
+from ._rules_core import validate_job, validate_pod
+from ._rules_errors import invalid, required
 from ._rules_formats import dns_subdomain
 from ._rules_groups import validate_composite_pod_group, validate_group_update, validate_pod_group
 from ._rules_workload import validate_workload, validate_workload_update
@@ -56,6 +59,10 @@ def validate_object(
     gates: frozenset[str],
 ) -> list[dict[str, str]]:
     """Validate a create (``old`` is None) or an update; return StatusCause dicts."""
+    if (group, kind) == ("", "Pod"):
+        return [e.to_cause() for e in _ratcheted(validate_pod(obj, old), obj, old)]
+    if (group, kind) == ("batch", "Job"):
+        return [e.to_cause() for e in _ratcheted(validate_job(obj, old, gates), obj, old)]
     if group != SCHEDULING_GROUP:
         return []
     errs = _metadata(obj)
@@ -72,8 +79,8 @@ def validate_object(
         if old is not None:
             errs += validate_group_update(obj, old, composite=True)
     if old is not None:
-        errs = [e for e in errs if not _unchanged(e, obj, old)] + _metadata_update(obj, old)
-    return [e.to_cause() for e in errs]
+        errs += _metadata_update(obj, old)
+    return [e.to_cause() for e in _ratcheted(errs, obj, old)]
 
 
 def _metadata(obj: Obj) -> Errs:
@@ -111,6 +118,8 @@ def _lookup(obj: Any, path: str) -> Any:
     return obj
 
 
-def _unchanged(err: FieldErr, obj: Obj, old: Obj) -> bool:
+def _ratcheted(errs: Errs, obj: Obj, old: Obj | None) -> Errs:
     """Ratcheting: on update, a value that did not change is not re-validated."""
-    return err.ratchet and _lookup(obj, err.field) == _lookup(old, err.field)
+    if old is None:
+        return errs
+    return [e for e in errs if not (e.ratchet and _lookup(obj, e.field) == _lookup(old, e.field))]
