@@ -1,0 +1,132 @@
+"""Building blocks of the server: field sets, patches, selectors, ownership."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from workloadbuilder.testing import _managed
+from workloadbuilder.testing._errors import APIStatusError
+from workloadbuilder.testing._fieldset import decode, encode, fieldset, format_path, get_at
+from workloadbuilder.testing._merge import JSONPatchError, json_patch, merge_patch, strategic_merge
+from workloadbuilder.testing._selectors import field_selector, label_selector
+
+WORKLOAD_SPEC = {
+    "spec": {
+        "podGroupTemplates": [
+            {"name": "workers", "schedulingPolicy": {"gang": {"minCount": 4}}},
+        ],
+        "controllerRef": {"kind": "Job", "name": "j"},
+    }
+}
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+
+
+def test_fieldset_of_a_list_map() -> None:
+    paths = fieldset(WORKLOAD_SPEC)
+    entry = ("f:spec", "f:podGroupTemplates", 'k:{"name":"workers"}')
+    assert paths == {
+        entry,
+        (*entry, "f:name"),
+        (*entry, "f:schedulingPolicy", "f:gang", "f:minCount"),
+        ("f:spec", "f:controllerRef", "f:kind"),
+        ("f:spec", "f:controllerRef", "f:name"),
+    }
+    assert encode(paths)["f:spec"]["f:podGroupTemplates"] == {
+        'k:{"name":"workers"}': {
+            ".": {},
+            "f:name": {},
+            "f:schedulingPolicy": {"f:gang": {"f:minCount": {}}},
+        }
+    }
+    assert decode(encode(paths)) == paths
+    assert get_at(WORKLOAD_SPEC, (*entry, "f:schedulingPolicy", "f:gang", "f:minCount")) == 4
+    assert format_path((*entry, "f:name")) == '.spec.podGroupTemplates[name="workers"].name'
+
+
+@given(st.dictionaries(st.text(min_size=1, max_size=4), json_values, max_size=4))
+def test_encode_decode_round_trip(obj: dict[str, Any]) -> None:
+    paths = fieldset(obj)
+    assert decode(encode(paths)) == paths
+
+
+@given(
+    st.dictionaries(st.text(max_size=4), json_values, max_size=4),
+    st.dictionaries(st.text(max_size=4), json_values, max_size=4),
+)
+def test_merge_patch_is_idempotent(target: dict[str, Any], patch: dict[str, Any]) -> None:
+    once = merge_patch(target, patch)
+    assert merge_patch(once, patch) == once
+
+
+def test_strategic_merge_directives() -> None:
+    live = {"conditions": [{"type": "A", "status": "True"}, {"type": "B", "status": "False"}]}
+    patch = {"conditions": [{"type": "A", "$patch": "delete"}, {"type": "C", "status": "True"}]}
+    assert strategic_merge(live, patch) == {
+        "conditions": [{"type": "B", "status": "False"}, {"type": "C", "status": "True"}]
+    }
+    assert strategic_merge({"m": {"a": 1}}, {"m": {"$patch": "replace", "b": 2}}) == {"m": {"b": 2}}
+    assert strategic_merge({"x": [1, 2]}, {"x": [3], "$setElementOrder/x": [3]}) == {"x": [3]}
+
+
+def test_json_patch_errors() -> None:
+    with pytest.raises(JSONPatchError, match="missing value"):
+        json_patch({}, [{"op": "remove", "path": "/a"}])
+    with pytest.raises(JSONPatchError, match="out of bounds"):
+        json_patch({"a": []}, [{"op": "add", "path": "/a/3", "value": 1}])
+    with pytest.raises(JSONPatchError, match="unexpected kind"):
+        json_patch({}, [{"op": "frob", "path": "/a"}])
+    assert json_patch({"a": [1]}, [{"op": "add", "path": "/a/-", "value": 2}]) == {"a": [1, 2]}
+    moved = json_patch({"a": {"b~c": 1}}, [{"op": "move", "from": "/a/b~0c", "path": "/d"}])
+    assert moved == {"a": {}, "d": 1}
+
+
+@pytest.mark.parametrize(
+    ("selector", "expected"),
+    [
+        ("", True),
+        ("app=web", True),
+        ("app!=web", False),
+        ("app in (web,db),tier", True),
+        ("app notin (web)", False),
+        ("!missing", True),
+        ("missing", False),
+    ],
+)
+def test_label_selector(selector: str, expected: bool) -> None:
+    obj = {"metadata": {"labels": {"app": "web", "tier": "1"}}}
+    assert label_selector(selector)(obj) is expected
+
+
+def test_bad_selectors_say_how_to_write_them() -> None:
+    with pytest.raises(ValueError, match="key in \\(a,b\\)"):
+        label_selector("a in b")
+    with pytest.raises(ValueError, match="field=value"):
+        field_selector("metadata.name")
+    assert field_selector("spec.ready=true")({"spec": {"ready": True}})
+
+
+def test_update_takes_over_changed_fields() -> None:
+    alpha = ("alpha", "Apply", "")
+    live = {"spec": {"a": 1, "b": 1}}
+    merged, entries = _managed.apply({}, alpha, "v1", live, {"spec": {"a": 1, "b": 1}}, False, "t0")
+    beta = ("beta", "Update", "")
+    entries = _managed.record_update(entries, beta, "v1", merged, {"spec": {"a": 2, "b": 1}}, "t1")
+    assert entries[alpha].fields == {("f:spec", "f:b")}
+    assert entries[beta].fields == {("f:spec", "f:a")}
+    assert entries[alpha].time == "t0"
+    with pytest.raises(APIStatusError) as err:
+        _managed.apply(
+            entries, alpha, "v1", {"spec": {"a": 2, "b": 1}}, {"spec": {"a": 3}}, False, "t2"
+        )
+    assert err.value.status["details"]["causes"][0]["message"] == 'conflict with "beta" using v1'
