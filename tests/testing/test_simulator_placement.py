@@ -86,6 +86,8 @@ def test_bad_quantity_is_named() -> None:
         parse_quantity("12x")
     with pytest.raises(ValueError, match="node 'n0'"):
         SimNode("n0", {"cpu": "lots"})
+    with pytest.raises(ValueError, match="pod ml/p: invalid quantity '2 cores'"):
+        plan(nodes("8"), [pod("p", cpu="2 cores")], [], [])
 
 
 def test_gang_waits_for_min_count_pods() -> None:

@@ -92,10 +92,15 @@ class PodInfo:
     def from_object(cls, pod: Mapping[str, Any]) -> PodInfo:
         """Read a pod object."""
         meta, spec = pod.get("metadata") or {}, pod.get("spec") or {}
+        namespace, name = meta.get("namespace", "default"), meta["name"]
+        try:
+            requests = pod_requests(pod)
+        except ValueError as err:
+            raise ValueError(f"pod {namespace}/{name}: {err}") from None
         return cls(
-            namespace=meta.get("namespace", "default"),
-            name=meta["name"],
-            requests=pod_requests(pod),
+            namespace=namespace,
+            name=name,
+            requests=requests,
             node_selector=spec.get("nodeSelector") or {},
             node=spec.get("nodeName") or None,
             group=(spec.get("schedulingGroup") or {}).get("podGroupName") or None,
