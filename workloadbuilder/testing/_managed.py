@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from workloadbuilder.testing import _errors
@@ -103,6 +104,12 @@ def parse(managed_fields: list[dict[str, Any]]) -> Entries:
     return entries
 
 
+@lru_cache(maxsize=4096)
+def _encoded(fields: frozenset[Path]) -> dict[str, Any]:
+    """``fieldsV1`` of ``fields``, shared between objects: never mutate the result."""
+    return encode(fields)
+
+
 def render(entries: Entries) -> list[dict[str, Any]]:
     """``metadata.managedFields`` of ``entries``."""
     out: list[dict[str, Any]] = []
@@ -113,7 +120,7 @@ def render(entries: Entries) -> list[dict[str, Any]]:
             "apiVersion": entry.api_version,
             "time": entry.time,
             "fieldsType": "FieldsV1",
-            "fieldsV1": encode(entry.fields),
+            "fieldsV1": _encoded(entry.fields),
         }
         if entry.subresource:
             item["subresource"] = entry.subresource

@@ -29,12 +29,11 @@ def merge_patch(target: Any, patch: Any) -> Any:
     """RFC 7386 JSON merge patch: maps merge, ``null`` deletes, everything else replaces."""
     if not isinstance(patch, dict):
         return copy_json(patch)
-    result = copy_json(target) if isinstance(target, dict) else {}
+    base = target if isinstance(target, dict) else {}
+    result = {k: copy_json(v) for k, v in base.items() if k not in patch}
     for key, value in patch.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = merge_patch(result.get(key), value)
+        if value is not None:
+            result[key] = merge_patch(base.get(key), value)
     return result
 
 
@@ -48,15 +47,13 @@ def strategic_merge(target: Any, patch: Any) -> Any:
         return copy_json(patch)
     if patch.get("$patch") == "replace":
         return {k: copy_json(v) for k, v in patch.items() if not k.startswith("$")}
-    result = copy_json(target) if isinstance(target, dict) else {}
+    base = target if isinstance(target, dict) else {}
+    result = {k: copy_json(v) for k, v in base.items() if k not in patch}
     for key, value in patch.items():
-        if key.startswith("$"):
-            continue
-        if value is None:
-            result.pop(key, None)
+        if key.startswith("$") or value is None:
             continue
         keys = LIST_MAP_KEYS.get(key)
-        current = result.get(key)
+        current = base.get(key)
         if keys and isinstance(value, list) and isinstance(current, list):
             result[key] = _merge_list_map(current, value, keys)
         else:
@@ -72,17 +69,21 @@ def _merge_list_map(current: list[Any], patch: list[Any], keys: tuple[str, ...])
 
     if any(ident(item) is None for item in (*current, *patch)):
         return [copy_json(item) for item in patch]
-    merged = [copy_json(item) for item in current]
+    merged: list[Any] = list(current)
+    touched: set[int] = set()
     for item in patch:
         index = next((i for i, old in enumerate(merged) if ident(old) == ident(item)), -1)
         if item.get("$patch") == "delete":
             if index >= 0:
                 del merged[index]
+                touched = {t - (t > index) for t in touched if t != index}
         elif index >= 0:
             merged[index] = strategic_merge(merged[index], item)
+            touched.add(index)
         else:
             merged.append(strategic_merge({}, item))
-    return merged
+            touched.add(len(merged) - 1)
+    return [item if i in touched else copy_json(item) for i, item in enumerate(merged)]
 
 
 class JSONPatchError(ValueError):

@@ -385,7 +385,7 @@ class Engine:
             )
         patch = _decode(body, yaml_ok=False)
         stored = self._stored(rt, namespace, name)
-        old = copy_json(self.present(rt, stored.obj))
+        old = self.present(rt, stored.obj)
         try:
             if content_type == JSON_PATCH:
                 candidate = json_patch(old, patch)
@@ -458,7 +458,7 @@ class Engine:
                 live["metadata"]["namespace"] = namespace
             entries: _managed.Entries = {}
         else:
-            live, entries = copy_json(self.present(rt, stored.obj)), stored.entries
+            live, entries = _without_managed_fields(self.present(rt, stored.obj)), stored.entries
         applied = _managed.tracked_view(strip_nulls(config), _scope(rt, subresource))
         merged, entries = _managed.apply(
             entries,
@@ -644,6 +644,11 @@ class Engine:
         self.store.put(
             resource, (meta.get("namespace", ""), meta["name"]), Stored(obj, entries), "MODIFIED"
         )
+
+
+def _without_managed_fields(obj: dict[str, Any]) -> dict[str, Any]:
+    meta = {k: v for k, v in obj["metadata"].items() if k != "managedFields"}
+    return {**obj, "metadata": meta}
 
 
 def _same_ownership(a: _managed.Entries, b: _managed.Entries) -> bool:
