@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -185,3 +186,38 @@ async def test_lightkube(fake_apiserver: FakeAPIServer) -> None:
         assert err.value.status.reason == "NotFound"
     finally:
         await client.close()
+
+
+@bounded(30)
+async def test_dynamic_clients(fake_apiserver: FakeAPIServer, tmp_path: Path) -> None:
+    from kubernetes import config, dynamic
+    from kubernetes_asyncio.dynamic import DynamicClient
+
+    async with fake_apiserver.api_client() as api:
+        dc = await DynamicClient(api, cache_file=str(tmp_path / "discovery.json"))
+        res = await dc.resources.get(api_version="scheduling.k8s.io/v1beta1", kind="PodGroup")
+        applied = await dc.server_side_apply(
+            res, pod_group(), name="pg", namespace="default", field_manager="a"
+        )
+        assert applied.metadata.name == "pg"
+        assert [i.metadata.name for i in (await dc.get(res, namespace="default")).items] == ["pg"]
+
+    sync_api = config.new_client_from_config(config_file=str(fake_apiserver.kubeconfig_path))
+
+    def sync_apply() -> int:
+        client = dynamic.DynamicClient(sync_api)
+        res = client.resources.get(api_version="scheduling.k8s.io/v1beta1", kind="PodGroup")
+        obj = client.server_side_apply(
+            res,
+            pod_group(min_count=3),
+            name="pg",
+            namespace="default",
+            field_manager="b",
+            force_conflicts=True,
+        )
+        return int(obj.spec.schedulingPolicy.gang.minCount)
+
+    try:
+        assert await asyncio.to_thread(sync_apply) == 3
+    finally:
+        sync_api.close()

@@ -249,3 +249,15 @@ async def test_error_bodies_are_exactly_application_json(fake_apiserver: FakeAPI
         reply = await call(fake_apiserver, method, path, {})
         assert reply.status >= 400
         assert reply.headers["Content-Type"] == "application/json"
+
+
+@bounded()
+async def test_apply_with_a_uid_precondition(fake_apiserver: FakeAPIServer) -> None:
+    obj = pod_group()
+    obj["metadata"]["uid"] = "0b9c5f1e-0000-4000-8000-000000000000"
+    missing = await apply(fake_apiserver, obj, "ctl")
+    assert missing.status == 409
+    assert missing.json()["message"].startswith("Precondition failed: UID in precondition: 0b9c")
+    created = (await apply(fake_apiserver, pod_group(), "ctl")).json()
+    obj["metadata"]["uid"] = created["metadata"]["uid"]
+    assert (await apply(fake_apiserver, obj, "ctl")).status == 200

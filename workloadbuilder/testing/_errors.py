@@ -83,6 +83,15 @@ def modified(rt: ResourceType, name: str) -> APIStatusError:
     return _error(409, "Conflict", message, _object_details(rt, name))
 
 
+def uid_mismatch(given: str, live: str) -> APIStatusError:
+    """A ``metadata.uid`` precondition that does not hold (the object is missing or another)."""
+    return _error(
+        409,
+        "Conflict",
+        f"Precondition failed: UID in precondition: {given}, UID in object meta: {live}",
+    )
+
+
 def conflict(message: str, causes: list[dict[str, str]]) -> APIStatusError:
     """A server-side apply conflict."""
     return _error(409, "Conflict", message, {"causes": causes})

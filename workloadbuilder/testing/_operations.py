@@ -446,6 +446,10 @@ class Engine:
             and given_rv != stored.obj["metadata"]["resourceVersion"]
         ):
             raise _errors.modified(rt, name)
+        given_uid = meta.get("uid")
+        live_uid = stored.obj["metadata"]["uid"] if stored is not None else ""
+        if given_uid and given_uid != live_uid:
+            raise _errors.uid_mismatch(given_uid, live_uid)
         if stored is None:
             if subresource:
                 raise _errors.not_found(rt, name)
