@@ -126,3 +126,17 @@ async def test_stopping_the_server_ends_open_watches() -> None:
     await asyncio.sleep(0.2)
     await server.stop()
     assert summary(await asyncio.wait_for(watcher, 5)) == []
+
+
+@bounded()
+async def test_a_client_that_goes_away_releases_its_watch(fake_apiserver: FakeAPIServer) -> None:
+    async with aiohttp.ClientSession() as session:
+        resp = await session.get(fake_apiserver.url + PG_PATH, params={"watch": "1"})
+        assert resp.status == 200
+        assert fake_apiserver.store.watcher_count == 1
+        resp.close()
+    for _ in range(40):
+        if fake_apiserver.store.watcher_count == 0:
+            break
+        await asyncio.sleep(0.1)
+    assert fake_apiserver.store.watcher_count == 0

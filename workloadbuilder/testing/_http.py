@@ -20,6 +20,7 @@ from workloadbuilder.testing._selectors import field_selector, label_selector
 from workloadbuilder.testing._store import Event, Watcher
 
 _JSON = {"Content-Type": "application/json"}
+_LIVENESS = 1.0  # seconds between checks that a watching client is still connected
 _TRUE = frozenset({"1", "t", "T", "true", "TRUE", "True"})
 _FALSE = frozenset({"0", "f", "F", "false", "FALSE", "False"})
 VERSION_INFO = {
@@ -332,7 +333,7 @@ class HTTPHandler:
                 await _send(response, event.type, self.engine.present(rt, event.obj))
             if bookmarks and _bool(query, "sendInitialEvents"):
                 await self._bookmark(response, rt, initial_end=True)
-            await self._stream(response, watcher, rt, timeout, bookmarks)
+            await self._stream(request, response, watcher, rt, timeout, bookmarks)
         except (ConnectionResetError, asyncio.CancelledError):
             pass
         finally:
@@ -341,6 +342,7 @@ class HTTPHandler:
 
     async def _stream(
         self,
+        request: web.BaseRequest,
         response: web.StreamResponse,
         watcher: Watcher,
         rt: ResourceType,
@@ -349,14 +351,14 @@ class HTTPHandler:
     ) -> None:
         deadline = None if timeout is None else time.monotonic() + timeout
         next_bookmark = time.monotonic() + self.bookmark_interval
-        while True:
+        while request.transport is not None and not request.transport.is_closing():
             now = time.monotonic()
-            wait = next_bookmark - now if bookmarks else None
+            wait = min(next_bookmark - now, _LIVENESS) if bookmarks else _LIVENESS
             if deadline is not None:
                 remaining = deadline - now
                 if remaining <= 0:
                     return
-                wait = remaining if wait is None else min(wait, remaining)
+                wait = min(wait, remaining)
             try:
                 event = await asyncio.wait_for(watcher.queue.get(), wait)
             except TimeoutError:

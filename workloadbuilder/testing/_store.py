@@ -118,6 +118,11 @@ class Store:
         """Stop delivering events to ``watcher``."""
         self._watchers.discard(watcher)
 
+    @property
+    def watcher_count(self) -> int:
+        """How many watches are open."""
+        return len(self._watchers)
+
     def close_watchers(self) -> None:
         """End every watch (each receives ``None``)."""
         for watcher in self._watchers:
