@@ -440,3 +440,13 @@ async def test_in_process_api(fake_apiserver: FakeAPIServer) -> None:
         )
     fake_apiserver.delete_object(SCHED, "v1beta1", "podgroups", "default", "pg")
     assert fake_apiserver.get_object(SCHED, "v1beta1", "podgroups", "default", "pg") is None
+
+
+@bounded()
+async def test_a_namespaced_object_needs_a_namespace(fake_apiserver: FakeAPIServer) -> None:
+    obj = pod_group()
+    del obj["metadata"]["namespace"]
+    with pytest.raises(APIStatusError, match="set metadata.namespace"):
+        fake_apiserver.create_object(SCHED, "v1beta1", "podgroups", obj)
+    reply = await call(fake_apiserver, "POST", "/apis/scheduling.k8s.io/v1beta1/podgroups", obj)
+    assert reply.status == 400

@@ -179,6 +179,11 @@ class Engine:
     ) -> None:
         if not rt.namespaced:
             meta.pop("namespace", None)
+        elif not namespace:
+            raise _errors.bad_request(
+                f"a {rt.kind} is namespaced: set metadata.namespace, "
+                "or send it to a URL with /namespaces/<namespace>/"
+            )
         elif meta.setdefault("namespace", namespace) != namespace:
             raise _errors.bad_request(
                 "the namespace of the provided object does not match "
@@ -188,16 +193,9 @@ class Engine:
     def _check_fields(
         self, rt: ResourceType, obj: dict[str, Any], opts: WriteOptions, *, apply: bool
     ) -> list[str]:
-        if self.field_checker is None or opts.field_validation == "Ignore":
-            unknown = (
-                []
-                if self.field_checker is None
-                else self.field_checker(rt.group, rt.version, rt.kind, obj)
-            )
-            for path in unknown:
-                prune(obj, path)
-            return []
-        unknown = self.field_checker(rt.group, rt.version, rt.kind, obj)
+        """Drop unknown fields; the warnings to send, or a 400 under ``Strict``."""
+        checker = self.field_checker
+        unknown = checker(rt.group, rt.version, rt.kind, obj) if checker else []
         if unknown and opts.field_validation == "Strict":
             if apply:
                 text = "; ".join(f'json: unknown field "{p}"' for p in unknown)
@@ -210,6 +208,8 @@ class Engine:
             )
         for path in unknown:
             prune(obj, path)
+        if opts.field_validation == "Ignore":
+            return []
         return [f'unknown field "{p}"' for p in unknown]
 
     def _defaults(self, rt: ResourceType, obj: dict[str, Any]) -> None:
