@@ -446,7 +446,7 @@ async def test_in_process_api(fake_apiserver: FakeAPIServer) -> None:
 async def test_a_namespaced_object_needs_a_namespace(fake_apiserver: FakeAPIServer) -> None:
     obj = pod_group()
     del obj["metadata"]["namespace"]
-    with pytest.raises(APIStatusError, match="set metadata.namespace"):
+    with pytest.raises(APIStatusError, match=r"set metadata\.namespace"):
         fake_apiserver.create_object(SCHED, "v1beta1", "podgroups", obj)
     reply = await call(fake_apiserver, "POST", "/apis/scheduling.k8s.io/v1beta1/podgroups", obj)
     assert reply.status == 400
