@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from .api.meta_v1 import ObjectMeta, OwnerReference
@@ -41,7 +39,8 @@ from .api.scheduling_v1beta1 import (
 from .config import SchedulingConfig
 from .field import ErrorList
 from .item import WorkloadItem
-from .validation import TreeError, check_tree, validate_tree
+from .options import BuildOptions, DisruptionModeOption, SchedulingPolicyOption
+from .validation import TreeError, _go_quote, check_tree, validate_tree
 
 __all__ = [
     "BuildError",
@@ -57,62 +56,6 @@ __all__ = [
 
 class BuildError(ValueError):
     """The tree cannot be compiled, or the Builder was used out of order."""
-
-
-class SchedulingPolicyOption(enum.Enum):
-    """A scheduling policy a controller supports."""
-
-    BASIC = "Basic"
-    GANG = "Gang"
-
-
-class DisruptionModeOption(enum.Enum):
-    """A disruption mode a controller supports."""
-
-    SINGLE = "Single"
-    ALL = "All"
-
-
-def _owner(value: OwnerReference | Mapping[str, Any] | None) -> OwnerReference | None:
-    if value is None or isinstance(value, OwnerReference):
-        return value
-    if isinstance(value, Mapping):
-        return OwnerReference.model_validate(value)
-    raise TypeError(
-        "owner must be an OwnerReference or its dict (see controller_ref()),"
-        f" not {type(value).__name__}"
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class BuildOptions:
-    """How to build: the Workload's name and namespace, its owner, what the controller allows.
-
-    Deny by default: an empty allow-list allows nothing. ``check_api_server_rules`` (on by
-    default) makes ``validate()`` also report what the API server would reject later.
-    """
-
-    name: str = ""
-    namespace: str = ""
-    owner: OwnerReference | None = None
-    allowed_policies: frozenset[SchedulingPolicyOption] = frozenset()
-    allowed_disruption_modes: frozenset[DisruptionModeOption] = frozenset()
-    disable_declarative_validation: bool = False
-    check_api_server_rules: bool = True
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "owner", _owner(self.owner))
-        object.__setattr__(self, "allowed_policies", frozenset(self.allowed_policies))
-        object.__setattr__(
-            self, "allowed_disruption_modes", frozenset(self.allowed_disruption_modes)
-        )
-        for kind, values in (
-            (SchedulingPolicyOption, self.allowed_policies),
-            (DisruptionModeOption, self.allowed_disruption_modes),
-        ):
-            wrong = [v for v in values if not isinstance(v, kind)]
-            if wrong:
-                raise TypeError(f"expected {kind.__name__} values, got {wrong[0]!r}")
 
 
 def controller_ref(obj: Any, *, block_owner_deletion: bool = True) -> OwnerReference:
@@ -157,7 +100,8 @@ def _group_of(api_version: str) -> str:
     if len(parts) == 2 and parts[0] and parts[1]:
         return parts[0]
     raise BuildError(
-        f"invalid owner apiVersion {api_version!r}: unexpected GroupVersion string: {api_version}"
+        f"invalid owner apiVersion {_go_quote(api_version)}: unexpected GroupVersion string:"
+        f" {api_version}"
     )
 
 
@@ -221,8 +165,8 @@ class Builder:
         if template is None:
             names = " ".join(self._pod_group_templates)
             raise BuildError(
-                f"podGroupTemplate {template_name!r} not found in workload"
-                f" {workload.metadata.name!r} (have [{names}])"
+                f"podGroupTemplate {_go_quote(template_name)} not found in workload"
+                f" {_go_quote(workload.metadata.name or '')} (have [{names}])"
             )
         return PodGroup(
             metadata=self._runtime_meta(workload, pod_group_name),
@@ -250,8 +194,8 @@ class Builder:
         if template is None:
             names = " ".join(self._composite_templates)
             raise BuildError(
-                f"compositePodGroupTemplate {template_name!r} not found in workload"
-                f" {workload.metadata.name!r} (have [{names}])"
+                f"compositePodGroupTemplate {_go_quote(template_name)} not found in workload"
+                f" {_go_quote(workload.metadata.name or '')} (have [{names}])"
             )
         return CompositePodGroup(
             metadata=self._runtime_meta(workload, name),

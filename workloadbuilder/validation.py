@@ -14,7 +14,6 @@ See ``docs/validation.md`` for every rule.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING
 
 from ._declarative import (
     count_errors,
@@ -26,13 +25,11 @@ from ._declarative import (
     validate_topology,
 )
 from ._formats import dns_label_errors, dns_subdomain_errors
-from .api.scheduling_v1alpha3 import TopologyConstraint
+from .api.scheduling_v1alpha3 import TopologyConstraint, WorkloadPodGroupResourceClaim
 from .config import SchedulingConfig
 from .field import ErrorList, FieldError, FieldPath
 from .item import WorkloadItem, _BlockInput
-
-if TYPE_CHECKING:
-    from .builder import BuildOptions
+from .options import BuildOptions, DisruptionModeOption, SchedulingPolicyOption
 
 __all__ = [
     "MAX_CLAIMS",
@@ -153,7 +150,7 @@ def _validate(
         else:
             resolved[item.name] = config
             item_errors.extend(_allow_lists(item, config, options))
-            if options.check_api_server_rules:
+            if options.check_api_server_rules and not _ratcheted(item, old, config):
                 item_errors.extend(_resolved_rules(item, config))
         errors.extend(_relocated(item, item_errors))
     if options.check_api_server_rules:
@@ -169,6 +166,16 @@ def _pairs(
     old_children = {c.name: c for c in old.children} if old is not None else {}
     for child in item.children:
         yield from _pairs(child, old_children.get(child.name))
+
+
+def _ratcheted(item: WorkloadItem, old: WorkloadItem | None, config: SchedulingConfig) -> bool:
+    """An update that leaves an item's compiled template unchanged is not validated again."""
+    if old is None or old.is_composite != item.is_composite:
+        return False
+    try:
+        return old.resolve() == config
+    except Exception:
+        return False
 
 
 def _declarative(item: WorkloadItem, old: WorkloadItem | None) -> ErrorList:
@@ -195,8 +202,6 @@ def _declarative(item: WorkloadItem, old: WorkloadItem | None) -> ErrorList:
 
 
 def _allow_lists(item: WorkloadItem, config: SchedulingConfig, options: BuildOptions) -> ErrorList:
-    from .builder import DisruptionModeOption, SchedulingPolicyOption
-
     errors = ErrorList()
     policy_path = item.block_path(item.input.policy)
     mode_path = item.block_path(item.input.disruption_mode)
@@ -253,7 +258,7 @@ def _resolved_rules(item: WorkloadItem, config: SchedulingConfig) -> ErrorList:
     name_path = item.path
     errors.extend(format_errors(name_path or FieldPath("name"), item.name, dns_label_errors))
     policy = config.policy
-    if policy is not None and policy.gang is not None and policy.basic is None:
+    if policy is not None and policy.gang is not None:  # gang wins when both are set
         count_field = "minGroupCount" if item.is_composite else "minCount"
         count_path = _below(item.block_path(item.input.policy), "gang", count_field)
         if policy.gang.min_count is None:
@@ -279,6 +284,12 @@ def _resolved_rules(item: WorkloadItem, config: SchedulingConfig) -> ErrorList:
             if claim.name in seen:
                 errors.append(FieldError.duplicate(path.index(i), claim.name))
             seen.add(claim.name)
+            block = WorkloadPodGroupResourceClaim(
+                name=claim.name,
+                resource_claim_name=claim.resource_claim_name,
+                resource_claim_template_name=claim.resource_claim_template_name,
+            )
+            errors.extend(validate_claim(block, None, path.index(i)))
     if config.priority_class_name:
         errors.extend(
             format_errors(

@@ -21,7 +21,7 @@ GROUP = "scheduling.k8s.io"
 @pytest.mark.parametrize(
     ("value", "rendered"),
     [
-        (None, '"null"'),
+        (None, "null"),
         ('a\tb"c', '"a\\tb\\"c"'),
         ("\x01é", '"\\x01é"'),
         (7, "7"),

@@ -30,11 +30,11 @@ _VALUELESS: Final = frozenset({REQUIRED, FORBIDDEN, TOO_LONG, INTERNAL})
 
 
 def render_value(value: Any) -> str:
-    """Render a bad value as apimachinery does: nil as the quoted string ``"null"``, strings
+    """Render a bad value as apimachinery 1.37 does: nil as bare ``null``, strings
     Go-quoted, numbers and booleans bare; objects and lists (Go structs there) as compact JSON.
     """
     if value is None:
-        return '"null"'
+        return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
