@@ -26,7 +26,7 @@ from importlib.resources.abc import Traversable
 from types import ModuleType
 from typing import Any, cast
 
-import jsonschema
+import jsonschema  # type: ignore[import-untyped, unused-ignore]
 import kubernetes.client
 import kubernetes_validate
 from pydantic import BaseModel, ValidationError
@@ -58,6 +58,7 @@ __all__ = [
     "schema_errors",
     "to_official",
     "validate_with_package",
+    "wire_dump",
 ]
 
 KUBERNETES_VERSION = "1.37.0"
@@ -237,6 +238,11 @@ def official_model_for(
 def official_dump(model: BaseModel) -> dict[str, Any]:
     """What the official client sends: camelCase, no nulls, RFC 3339 timestamps."""
     return model.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+def wire_dump(model: BaseModel) -> Any:
+    """What the official ``ApiClient`` sends for ``model`` (timestamps as ``+00:00``)."""
+    return cast(Any, kubernetes.client.ApiClient()).sanitize_for_serialization(model)
 
 
 def _json_name(name: str, field: Any) -> str:

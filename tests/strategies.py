@@ -93,7 +93,7 @@ def _modules(version: Version) -> Any:
 
 
 @st.composite
-def dns_labels(draw: st.DrawFn, *, max_length: int = 12) -> str:
+def dns_labels(draw: st.DrawFn, /, *, max_length: int = 12) -> str:
     """An RFC 1123 label: ``[a-z0-9]([-a-z0-9]*[a-z0-9])?``, at most ``max_length`` (<= 63)."""
     assert 1 <= max_length <= 63
     first = draw(st.sampled_from(_ALNUM_LOWER))
@@ -105,7 +105,7 @@ def dns_labels(draw: st.DrawFn, *, max_length: int = 12) -> str:
 
 
 @st.composite
-def dns_subdomains(draw: st.DrawFn, *, max_labels: int = 3, max_label_length: int = 12) -> str:
+def dns_subdomains(draw: st.DrawFn, /, *, max_labels: int = 3, max_label_length: int = 12) -> str:
     """An RFC 1123 subdomain: dot-separated labels, at most 253 characters."""
     labels = draw(
         st.lists(dns_labels(max_length=max_label_length), min_size=1, max_size=max_labels)
@@ -114,7 +114,7 @@ def dns_subdomains(draw: st.DrawFn, *, max_labels: int = 3, max_label_length: in
 
 
 @st.composite
-def _label_names(draw: st.DrawFn, *, max_length: int = 16) -> str:
+def _label_names(draw: st.DrawFn, /, *, max_length: int = 16) -> str:
     # ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], at most 63
     first = draw(st.sampled_from(_ALNUM))
     if max_length == 1 or draw(st.booleans()):
@@ -202,7 +202,7 @@ def _managed_fields_entries() -> st.SearchStrategy[meta_v1.ManagedFieldsEntry]:
 
 
 @st.composite
-def object_metas(draw: st.DrawFn, *, named: bool = True, rich: bool | None = None) -> Any:
+def object_metas(draw: st.DrawFn, /, *, named: bool = True, rich: bool | None = None) -> Any:
     """Object metadata; ``rich`` (drawn when None) adds the server-side fields."""
     rich = draw(st.booleans()) if rich is None else rich
     fields: dict[str, Any] = {
@@ -396,7 +396,7 @@ def pod_group_specs(draw: st.DrawFn) -> scheduling_v1beta1.PodGroupSpec:
 
 @st.composite
 def pod_group_statuses(
-    draw: st.DrawFn, claim_names: tuple[str, ...] = ()
+    draw: st.DrawFn, /, claim_names: tuple[str, ...] = ()
 ) -> scheduling_v1beta1.PodGroupStatus:
     m = scheduling_v1beta1
     names = draw(st.lists(st.sampled_from(claim_names), unique=True)) if claim_names else []
@@ -412,7 +412,7 @@ def pod_group_statuses(
 
 
 @st.composite
-def pod_groups(draw: st.DrawFn, *, version: Version = "v1beta1") -> Any:
+def pod_groups(draw: st.DrawFn, /, *, version: Version = "v1beta1") -> Any:
     """A PodGroup of ``version``; status claim names match the spec's claims."""
     spec = draw(pod_group_specs())
     claim_names = tuple(c.name for c in spec.resource_claims or ())
@@ -497,7 +497,7 @@ def _tree_shape(draw: st.DrawFn, depth: int, max_children: int, composite: bool)
 def _count_nodes(shape: Any) -> int:
     if shape[0] == "leaf":
         return 1
-    return 1 + shape[1] + sum(_count_nodes(c) for c in shape[2])
+    return 1 + int(shape[1]) + sum(_count_nodes(c) for c in shape[2])
 
 
 def _controller_refs() -> st.SearchStrategy[scheduling_v1beta1.TypedLocalObjectReference]:
@@ -511,7 +511,12 @@ def _controller_refs() -> st.SearchStrategy[scheduling_v1beta1.TypedLocalObjectR
 
 @st.composite
 def workload_specs(
-    draw: st.DrawFn, *, max_templates: int = 3, max_children: int = 2, composite: bool | None = None
+    draw: st.DrawFn,
+    /,
+    *,
+    max_templates: int = 3,
+    max_children: int = 2,
+    composite: bool | None = None,
 ) -> scheduling_v1beta1.WorkloadSpec:
     """A WorkloadSpec: leaf templates, or a tree of composites (at most 8 per list, depth <= 4).
 
@@ -567,7 +572,7 @@ def workload_specs(
 
 
 @st.composite
-def workloads(draw: st.DrawFn, *, version: Version = "v1beta1", **spec_bounds: Any) -> Any:
+def workloads(draw: st.DrawFn, /, *, version: Version = "v1beta1", **spec_bounds: Any) -> Any:
     """A Workload of ``version`` (``v1beta1`` or ``v1alpha3``); see ``workload_specs``."""
     return _modules(version).Workload(
         metadata=draw(object_metas()), spec=draw(workload_specs(**spec_bounds))
@@ -681,7 +686,10 @@ def composite_block_docs() -> st.SearchStrategy[dict[str, Any]]:
         optional={
             "basic": st.just({}),
             "gang": st.fixed_dictionaries(
-                {}, optional={"minGroupCount": st.integers(-(2**40), 2**40)}
+                {},
+                optional={
+                    "minGroupCount": st.one_of(st.integers(-5, 10), st.integers(-(2**40), 2**40))
+                },
             ),
         },
     )
