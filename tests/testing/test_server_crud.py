@@ -450,3 +450,17 @@ async def test_a_namespaced_object_needs_a_namespace(fake_apiserver: FakeAPIServ
         fake_apiserver.create_object(SCHED, "v1beta1", "podgroups", obj)
     reply = await call(fake_apiserver, "POST", "/apis/scheduling.k8s.io/v1beta1/podgroups", obj)
     assert reply.status == 400
+
+
+@bounded()
+async def test_extra_resources_can_be_served() -> None:
+    from workloadbuilder.testing.server import DEFAULT_RESOURCES, ResourceType
+
+    widget = ResourceType("example.com", "v1", "Widget", "widgets", status=True)
+    async with FakeAPIServer(resources=(*DEFAULT_RESOURCES, widget)) as server:
+        path = "/apis/example.com/v1/namespaces/default/widgets"
+        body = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}
+        assert (await call(server, "POST", path, {**body, "spec": {"size": 1}})).status == 201
+        assert (await call(server, "GET", f"{path}/w/status")).json()["spec"] == {"size": 1}
+        discovery = (await call(server, "GET", "/apis/example.com/v1")).json()
+        assert [r["name"] for r in discovery["resources"]] == ["widgets", "widgets/status"]

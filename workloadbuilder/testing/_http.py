@@ -14,7 +14,7 @@ from multidict import CIMultiDict, MultiMapping
 
 from workloadbuilder.testing import _errors
 from workloadbuilder.testing._faults import Fault, Faults, RecordedRequest
-from workloadbuilder.testing._operations import Engine, Result, WriteOptions
+from workloadbuilder.testing._operations import Engine, Result, WriteOptions, decode_body
 from workloadbuilder.testing._resources import Registry, ResourceType
 from workloadbuilder.testing._selectors import field_selector, label_selector
 from workloadbuilder.testing._store import Event, Watcher
@@ -390,16 +390,7 @@ def _not_served() -> dict[str, Any]:
 
 
 def _body(body: bytes) -> Any:
-    try:
-        return json.loads(body)
-    except ValueError:
-        pass
-    import yaml
-
-    try:
-        return yaml.safe_load(body)
-    except yaml.YAMLError as exc:
-        raise _errors.bad_request(f"the request body is neither JSON nor YAML: {exc}") from None
+    return decode_body(body, yaml_ok=True)
 
 
 def _reply(result: Result) -> web.Response:

@@ -383,7 +383,7 @@ class Engine:
                 "FieldValueForbidden",
                 "Forbidden: may not be specified for non-apply patch",
             )
-        patch = _decode(body, yaml_ok=False)
+        patch = decode_body(body, yaml_ok=False)
         stored = self._stored(rt, namespace, name)
         old = self.present(rt, stored.obj)
         try:
@@ -417,7 +417,7 @@ class Engine:
             raise _errors.invalid_patch_options(
                 "fieldManager", "FieldValueRequired", "Required value: is required for apply patch"
             )
-        config = _decode(body, yaml_ok=True)
+        config = decode_body(body, yaml_ok=True)
         if not isinstance(config, dict):
             raise _errors.bad_request("an apply patch must be a YAML or JSON object")
         meta = config.get("metadata")
@@ -661,14 +661,15 @@ def _same_ownership(a: _managed.Entries, b: _managed.Entries) -> bool:
     )
 
 
-def _decode(body: bytes | str | Any, *, yaml_ok: bool) -> Any:
+def decode_body(body: bytes | str | Any, *, yaml_ok: bool) -> Any:
+    """A request body as JSON (or, when ``yaml_ok``, YAML); 400 if it is neither."""
     if not isinstance(body, bytes | str):
         return copy_json(body)
     try:
         return json.loads(body)
     except ValueError as exc:
         if not yaml_ok:
-            raise _errors.bad_request(f"error decoding patch: {exc}") from None
+            raise _errors.bad_request(f"error decoding the request body as JSON: {exc}") from None
     try:
         return yaml.safe_load(body)
     except yaml.YAMLError as exc:

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from workloadbuilder.testing import _errors
 from workloadbuilder.testing._errors import APIStatusError
 from workloadbuilder.testing._faults import Fault, Faults, RecordedRequest
 from workloadbuilder.testing._http import HTTPHandler
+from workloadbuilder.testing._merge import copy_json
 from workloadbuilder.testing._operations import (
     APPLY,
     JSON_PATCH,
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from kubernetes_asyncio.client import ApiClient
 
 __all__ = [
+    "DEFAULT_RESOURCES",
     "FEATURE_GATES",
     "APIStatusError",
     "FakeAPIServer",
@@ -319,8 +320,6 @@ class FakeAPIServer:
 
 
 def _copy(obj: dict[str, Any]) -> dict[str, Any]:
-    from workloadbuilder.testing._merge import copy_json
-
     result: dict[str, Any] = copy_json(obj)
     return result
 
@@ -365,6 +364,3 @@ contexts:
 current-context: fake
 preferences: {{}}
 """
-
-
-_ = _errors  # re-exported errors live in _errors
