@@ -140,3 +140,20 @@ async def test_a_client_that_goes_away_releases_its_watch(fake_apiserver: FakeAP
             break
         await asyncio.sleep(0.1)
     assert fake_apiserver.store.watcher_count == 0
+
+
+@bounded()
+async def test_selector_watches_see_objects_enter_and_leave(fake_apiserver: FakeAPIServer) -> None:
+    start = str(fake_apiserver.store.rv)
+    params = {"watch": "1", "resourceVersion": start, "labelSelector": "tier=web"}
+    watcher = asyncio.create_task(events(fake_apiserver, params, 3))
+    await asyncio.sleep(0.1)
+    obj = pod_group()
+    await apply(fake_apiserver, obj, "ctl")  # not matching: not seen
+    obj["metadata"]["labels"] = {"tier": "web"}
+    await apply(fake_apiserver, obj, "ctl")  # starts matching
+    obj["metadata"]["labels"] = {"tier": "web", "x": "y"}
+    await apply(fake_apiserver, obj, "ctl")  # still matching
+    obj["metadata"]["labels"] = {"tier": "db"}
+    await apply(fake_apiserver, obj, "ctl")  # stops matching
+    assert summary(await watcher) == [("ADDED", "pg"), ("MODIFIED", "pg"), ("DELETED", "pg")]

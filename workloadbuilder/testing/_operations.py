@@ -525,7 +525,7 @@ class Engine:
             self._remove(_resource(rt), key, Stored(obj, entries))
             self.collect_dependents(meta["uid"], "Background")
             return Result(200, obj)
-        self.store.put(_resource(rt), key, Stored(obj, entries), "MODIFIED" if old else "ADDED")
+        self.store.put(_resource(rt), key, Stored(obj, entries))
         return Result(200, obj)
 
     # -- deletion and garbage collection ---------------------------------------------------
@@ -559,7 +559,7 @@ class Engine:
             if policy != "Background":
                 self.collect_dependents(meta["uid"], policy)
             meta["resourceVersion"] = str(self.store.next_rv())
-            self.store.put(_resource(rt), key, Stored(obj, stored.entries), "MODIFIED")
+            self.store.put(_resource(rt), key, Stored(obj, stored.entries))
             return Result(200, obj)
         if not dry_run:
             if policy != "Background":
@@ -645,9 +645,7 @@ class Engine:
         )
         meta["managedFields"] = _managed.render(entries)
         meta["resourceVersion"] = str(self.store.next_rv())
-        self.store.put(
-            resource, (meta.get("namespace", ""), meta["name"]), Stored(obj, entries), "MODIFIED"
-        )
+        self.store.put(resource, (meta.get("namespace", ""), meta["name"]), Stored(obj, entries))
 
 
 def _without_managed_fields(obj: dict[str, Any]) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from workloadbuilder.testing import _errors
@@ -25,30 +25,39 @@ class Stored:
 
 @dataclass(frozen=True)
 class Event:
-    """A watch event as recorded in the history."""
+    """A watch event as recorded in the history; ``prev`` is the state a MODIFIED replaced."""
 
     rv: int
     type: str
     resource: GroupResource
     obj: dict[str, Any]
+    prev: dict[str, Any] | None = None
 
 
 @dataclass(eq=False)
 class Watcher:
-    """A subscriber to the events of one resource (optionally one namespace)."""
+    """A subscriber to the events of one resource (optionally one namespace and selectors)."""
 
     resource: GroupResource
     namespace: str | None
     accepts: Callable[[dict[str, Any]], bool]
     queue: asyncio.Queue[Event | None] = field(default_factory=asyncio.Queue)
 
-    def wants(self, event: Event) -> bool:
-        """Whether ``event`` belongs to this watch."""
+    def view(self, event: Event) -> Event | None:
+        """``event`` as this watch sees it, or ``None``.
+
+        As on a real server, an object that starts matching the selectors arrives as ADDED
+        and one that stops matching as DELETED.
+        """
         if event.resource != self.resource:
-            return False
+            return None
         if self.namespace is not None and event.obj["metadata"].get("namespace") != self.namespace:
-            return False
-        return self.accepts(event.obj)
+            return None
+        now = self.accepts(event.obj)
+        before = event.prev is not None and self.accepts(event.prev)
+        if event.type != "MODIFIED" or now == before:
+            return event if now else None
+        return replace(event, type="ADDED" if now else "DELETED")
 
 
 class Store:
@@ -81,12 +90,16 @@ class Store:
         """Every group/resource with stored objects."""
         return list(self._objects)
 
-    def put(self, resource: GroupResource, name: Name, stored: Stored, event_type: str) -> None:
-        """Persist ``stored`` and emit ``event_type`` (ADDED or MODIFIED)."""
-        self._objects.setdefault(resource, {})[name] = stored
-        self._emit(
-            Event(int(stored.obj["metadata"]["resourceVersion"]), event_type, resource, stored.obj)
-        )
+    def put(self, resource: GroupResource, name: Name, stored: Stored) -> None:
+        """Persist ``stored`` and emit ADDED (a new object) or MODIFIED."""
+        objects = self._objects.setdefault(resource, {})
+        prev = objects.get(name)
+        objects[name] = stored
+        rv = int(stored.obj["metadata"]["resourceVersion"])
+        if prev is None:
+            self._emit(Event(rv, "ADDED", resource, stored.obj))
+        else:
+            self._emit(Event(rv, "MODIFIED", resource, stored.obj, prev.obj))
 
     def remove(self, resource: GroupResource, name: Name, final: dict[str, Any]) -> None:
         """Delete the object; ``final`` (carrying the deletion's resourceVersion) is the event."""
@@ -98,8 +111,9 @@ class Store:
             self._compacted = self._events[0].rv
         self._events.append(event)
         for watcher in self._watchers:
-            if watcher.wants(event):
-                watcher.queue.put_nowait(event)
+            seen = watcher.view(event)
+            if seen is not None:
+                watcher.queue.put_nowait(seen)
 
     def subscribe(self, watcher: Watcher, since: int | None) -> list[Event]:
         """Register ``watcher``; the retained events after ``since`` it must replay first.
@@ -110,7 +124,8 @@ class Store:
         if since is not None:
             if since < self._compacted:
                 raise _errors.expired(since, self._compacted + 1)
-            backlog = [e for e in self._events if e.rv > since and watcher.wants(e)]
+            views = (watcher.view(e) for e in self._events if e.rv > since)
+            backlog = [e for e in views if e is not None]
         self._watchers.add(watcher)
         return backlog
 
