@@ -122,6 +122,8 @@ async def test_official_client_aio(fake_apiserver: FakeAPIServer) -> None:
     api = await config.new_client_from_config(config_file=str(fake_apiserver.kubeconfig_path))
     async with api:
         sched = client.SchedulingV1beta1Api(api)
+        first = await sched.create_namespaced_pod_group("default", pod_group("first", 1))
+        assert first.metadata.generation == 1
         created = await sched.patch_namespaced_pod_group(
             "pg",
             "default",
@@ -133,7 +135,7 @@ async def test_official_client_aio(fake_apiserver: FakeAPIServer) -> None:
         got = await sched.read_namespaced_pod_group("pg", "default")
         assert got.metadata.uid == created.metadata.uid
         listed = await sched.list_namespaced_pod_group("default")
-        assert len(listed.items) == 1
+        assert [p.metadata.name for p in listed.items] == ["first", "pg"]
         w = watch.Watch()
         stream = w.stream(
             sched.list_namespaced_pod_group,

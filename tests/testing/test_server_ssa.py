@@ -199,3 +199,23 @@ async def test_status_apply_is_owned_under_the_subresource(fake_apiserver: FakeA
     # status in a main-resource apply is ignored
     main = await apply(fake_apiserver, {**pod_group(), "status": {"conditions": []}}, "ctl")
     assert main.json()["status"]["conditions"] == [condition]
+
+
+@bounded()
+async def test_managed_fields_order_apply_before_update(fake_apiserver: FakeAPIServer) -> None:
+    await call(fake_apiserver, "POST", PG_PATH, pod_group(), headers={"User-Agent": "maker/1"})
+    labelled = pod_group()
+    labelled["metadata"]["labels"] = {"team": "a"}
+    body = (await apply(fake_apiserver, labelled, "ctl")).json()
+    assert [(m["manager"], m["operation"]) for m in body["metadata"]["managedFields"]] == [
+        ("ctl", "Apply"),
+        ("maker", "Update"),
+    ]
+    assert list(body["metadata"]["managedFields"][0]) == [
+        "manager",
+        "operation",
+        "apiVersion",
+        "time",
+        "fieldsType",
+        "fieldsV1",
+    ]

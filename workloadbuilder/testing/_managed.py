@@ -111,9 +111,14 @@ def _encoded(fields: frozenset[Path]) -> dict[str, Any]:
 
 
 def render(entries: Entries) -> list[dict[str, Any]]:
-    """``metadata.managedFields`` of ``entries``."""
+    """``metadata.managedFields`` of ``entries``, ordered as the API server orders them:
+    Apply before Update, then by time, manager, apiVersion and subresource."""
     out: list[dict[str, Any]] = []
-    for entry in entries.values():
+    order = sorted(
+        entries.values(),
+        key=lambda e: (e.operation, e.time, e.manager, e.api_version, e.subresource),
+    )
+    for entry in order:
         item: dict[str, Any] = {
             "manager": entry.manager,
             "operation": entry.operation,

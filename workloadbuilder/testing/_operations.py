@@ -282,7 +282,7 @@ class Engine:
         for key in _managed.SERVER_METADATA - {"name", "namespace"}:
             meta.pop(key, None)
         meta["uid"] = str(uuid.uuid4())
-        meta["creationTimestamp"] = now()
+        meta["creationTimestamp"] = stamp = now()
         if rt.status:
             obj.pop("status", None)
         self._defaults(rt, obj)
@@ -293,7 +293,7 @@ class Engine:
             rt.api_version,
             {},
             _managed.tracked_view(obj, scope),
-            now(),
+            stamp,
         )
         result = self._finish(rt, None, obj, entries, opts)
         result.code, result.warnings = 201, warnings
@@ -450,13 +450,14 @@ class Engine:
         live_uid = stored.obj["metadata"]["uid"] if stored is not None else ""
         if given_uid and given_uid != live_uid:
             raise _errors.uid_mismatch(given_uid, live_uid)
+        stamp = now()
         if stored is None:
             if subresource:
                 raise _errors.not_found(rt, name)
             live: dict[str, Any] = {
                 "apiVersion": rt.api_version,
                 "kind": rt.kind,
-                "metadata": {"name": name, "uid": str(uuid.uuid4()), "creationTimestamp": now()},
+                "metadata": {"name": name, "uid": str(uuid.uuid4()), "creationTimestamp": stamp},
             }
             if rt.namespaced:
                 live["metadata"]["namespace"] = namespace
@@ -471,7 +472,7 @@ class Engine:
             live,
             applied,
             opts.force,
-            now(),
+            stamp,
         )
         self._defaults(rt, merged)
         result = self._finish(rt, stored, merged, entries, opts)
