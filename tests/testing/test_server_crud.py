@@ -464,3 +464,14 @@ async def test_extra_resources_can_be_served() -> None:
         assert (await call(server, "GET", f"{path}/w/status")).json()["spec"] == {"size": 1}
         discovery = (await call(server, "GET", "/apis/example.com/v1")).json()
         assert [r["name"] for r in discovery["resources"]] == ["widgets", "widgets/status"]
+
+
+@bounded()
+async def test_delete_collection(fake_apiserver: FakeAPIServer) -> None:
+    for name, tier in [("a", "web"), ("b", "db"), ("c", "web")]:
+        fake_apiserver.create_object(SCHED, "v1beta1", "podgroups", labelled(name, tier=tier))
+    reply = await call(fake_apiserver, "DELETE", PG_PATH, params={"labelSelector": "tier=web"})
+    assert reply.status == 200
+    assert [i["metadata"]["name"] for i in reply.json()["items"]] == ["a", "c"]
+    left = fake_apiserver.list_objects(SCHED, "v1beta1", "podgroups")
+    assert [o["metadata"]["name"] for o in left] == ["b"]

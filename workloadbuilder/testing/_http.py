@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from workloadbuilder.testing._resources import Registry, ResourceType
 from workloadbuilder.testing._selectors import field_selector, label_selector
 from workloadbuilder.testing._store import Event, Watcher
 
+_log = logging.getLogger(__name__)
 _JSON = {"Content-Type": "application/json"}
 _LIVENESS = 1.0  # seconds between checks that a watching client is still connected
 _TRUE = frozenset({"1", "t", "T", "true", "TRUE", "True"})
@@ -116,7 +118,8 @@ class HTTPHandler:
             return await self._serve(request, body)
         except _errors.APIStatusError as exc:
             return _error(exc)
-        except Exception as exc:  # a bug in the server: report it as the API server would
+        except Exception as exc:  # a bug in the server: log it, answer as the API server would
+            _log.exception("FakeAPIServer failed on %s %s", request.method, request.path)
             return _error(_errors.internal(f"{type(exc).__name__}: {exc}"))
 
     async def _fault(self, fault: Fault, request: web.BaseRequest) -> web.StreamResponse | None:
@@ -284,7 +287,7 @@ class HTTPHandler:
             meta = item["metadata"]
             named = Target(target.rt, meta.get("namespace"), meta["name"], "")
             self._delete(named, query, body)
-        return _json(200, {**listing, "items": listing["items"]})
+        return _json(200, listing)
 
     # -- watch -----------------------------------------------------------------------------
 
