@@ -23,7 +23,7 @@ async def test_fake_apiserver_is_started(fake_apiserver: FakeAPIServer) -> None:
 @bounded()
 async def test_marker_configures_the_server(fake_apiserver: FakeAPIServer) -> None:
     assert "GenericWorkload" not in fake_apiserver.gates
-    assert fake_apiserver.registry.get("scheduling.k8s.io", "v1beta1", "podgroups") is None
+    assert not fake_apiserver.serves("scheduling.k8s.io", "v1beta1", "podgroups")
 
 
 @bounded()

@@ -78,7 +78,7 @@ async def test_reapply_identical_persists_nothing(fake_apiserver: FakeAPIServer)
     again = await apply(fake_apiserver, pod_group(), "alpha")
     assert again.status == 200
     assert again.json() == first
-    assert fake_apiserver.store.rv == int(first["metadata"]["resourceVersion"])
+    assert int(fake_apiserver.resource_version) == int(first["metadata"]["resourceVersion"])
 
 
 @bounded()

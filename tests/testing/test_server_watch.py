@@ -37,7 +37,7 @@ def summary(evs: list[dict[str, Any]]) -> list[tuple[str, str]]:
 
 @bounded()
 async def test_added_modified_deleted(fake_apiserver: FakeAPIServer) -> None:
-    start = str(fake_apiserver.store.rv)
+    start = fake_apiserver.resource_version
     watcher = asyncio.create_task(
         events(fake_apiserver, {"watch": "1", "resourceVersion": start}, 3)
     )
@@ -80,7 +80,7 @@ async def test_timeout_and_selectors(fake_apiserver: FakeAPIServer) -> None:
 async def test_bookmarks() -> None:
     async with FakeAPIServer(bookmark_interval=0.2) as server:
         await apply(server, pod_group(), "ctl")
-        rv = str(server.store.rv)
+        rv = server.resource_version
         params = {"watch": "1", "resourceVersion": rv, "allowWatchBookmarks": "true"}
         got = await events(server, params, 2)
         assert [e["type"] for e in got] == ["BOOKMARK", "BOOKMARK"]
@@ -112,7 +112,7 @@ async def test_expired_resource_version_is_410_in_the_stream() -> None:
         assert status["code"] == 410
         assert status["reason"] == "Expired"
         assert status["message"].startswith("too old resource version: 2 (")
-        recent = str(server.store.rv - 1)
+        recent = str(int(server.resource_version) - 1)
         assert summary(await events(server, {"watch": "1", "resourceVersion": recent}, 1)) == [
             ("ADDED", "pg5")
         ]
@@ -133,18 +133,18 @@ async def test_a_client_that_goes_away_releases_its_watch(fake_apiserver: FakeAP
     async with aiohttp.ClientSession() as session:
         resp = await session.get(fake_apiserver.url + PG_PATH, params={"watch": "1"})
         assert resp.status == 200
-        assert fake_apiserver.store.watcher_count == 1
+        assert fake_apiserver.open_watches == 1
         resp.close()
     for _ in range(40):
-        if fake_apiserver.store.watcher_count == 0:
+        if fake_apiserver.open_watches == 0:
             break
         await asyncio.sleep(0.1)
-    assert fake_apiserver.store.watcher_count == 0
+    assert fake_apiserver.open_watches == 0
 
 
 @bounded()
 async def test_selector_watches_see_objects_enter_and_leave(fake_apiserver: FakeAPIServer) -> None:
-    start = str(fake_apiserver.store.rv)
+    start = fake_apiserver.resource_version
     params = {"watch": "1", "resourceVersion": start, "labelSelector": "tier=web"}
     watcher = asyncio.create_task(events(fake_apiserver, params, 3))
     await asyncio.sleep(0.1)

@@ -79,18 +79,18 @@ class FakeAPIServer:
         field_checker: FieldChecker | None = model_unknown_fields,
     ) -> None:
         self.gates = resolve_gates(feature_gates)
-        self.registry = Registry(resources, self.gates, group_versions)
-        self.store = Store(event_history)
-        self.engine = Engine(self.registry, self.store, field_checker)
+        self._registry = Registry(resources, self.gates, group_versions)
+        self._store = Store(event_history)
+        self._engine = Engine(self._registry, self._store, field_checker)
         self.faults = Faults()
         self.requests: list[RecordedRequest] = []
         self._handler = HTTPHandler(
-            self.engine, self.faults, self.requests, lambda: self.address, bookmark_interval
+            self._engine, self.faults, self.requests, lambda: self.address, bookmark_interval
         )
         self._runner: web.ServerRunner | None = None
         self._port = 0
         self._tmpdir: Path | None = None
-        if self.registry.get("", "v1", "namespaces") is not None:
+        if self._registry.get("", "v1", "namespaces") is not None:
             self.create_object(
                 "", "v1", "namespaces", _namespace("default"), field_manager="kube-apiserver"
             )
@@ -113,7 +113,7 @@ class FakeAPIServer:
 
     async def stop(self) -> None:
         """End every watch, stop listening and remove the kubeconfig."""
-        self.store.close_watchers()
+        self._store.close_watchers()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -156,6 +156,20 @@ class FakeAPIServer:
             )
         return self._tmpdir / "kubeconfig"
 
+    @property
+    def resource_version(self) -> str:
+        """The latest resourceVersion (every persisted write increases it)."""
+        return str(self._store.rv)
+
+    @property
+    def open_watches(self) -> int:
+        """How many watch streams are open."""
+        return self._store.watcher_count
+
+    def serves(self, group: str, version: str, plural: str) -> bool:
+        """Whether ``group/version/plural`` is served (given the gates and group_versions)."""
+        return self._registry.get(group, version, plural) is not None
+
     def api_client(self) -> ApiClient:
         """A kubernetes-asyncio ``ApiClient`` for this server; close it (``async with``)."""
         from kubernetes_asyncio.client import ApiClient, Configuration
@@ -165,14 +179,14 @@ class FakeAPIServer:
     # -- in-process API (same code path as HTTP; call it from the server's event loop) -----
 
     def _rt(self, group: str, version: str, plural: str) -> ResourceType:
-        return self.registry.require(group, version, plural)
+        return self._registry.require(group, version, plural)
 
     def get_object(
         self, group: str, version: str, plural: str, namespace: str | None, name: str
     ) -> dict[str, Any] | None:
         """A copy of the object, or ``None`` if it does not exist."""
         try:
-            return _copy(self.engine.get(self._rt(group, version, plural), namespace, name))
+            return _copy(self._engine.get(self._rt(group, version, plural), namespace, name))
         except APIStatusError as exc:
             if exc.code == 404:
                 return None
@@ -190,7 +204,7 @@ class FakeAPIServer:
     ) -> list[dict[str, Any]]:
         """Copies of the matching objects (every namespace when ``namespace`` is ``None``)."""
         rt = self._rt(group, version, plural)
-        items = self.engine.listing(rt, namespace, label_selector, field_selector)["items"]
+        items = self._engine.listing(rt, namespace, label_selector, field_selector)["items"]
         return [_copy(item) for item in items]
 
     def create_object(
@@ -206,7 +220,7 @@ class FakeAPIServer:
         """Create ``obj`` as a POST would; failures raise :class:`APIStatusError`."""
         rt = self._rt(group, version, plural)
         opts = WriteOptions(field_manager=field_manager, dry_run=dry_run)
-        return _done(self.engine.create(rt, _namespace_of(obj), dict(obj), opts))
+        return _done(self._engine.create(rt, _namespace_of(obj), dict(obj), opts))
 
     def update_object(
         self,
@@ -224,7 +238,7 @@ class FakeAPIServer:
         name = _name_of(obj)
         opts = WriteOptions(field_manager=field_manager, dry_run=dry_run)
         return _done(
-            self.engine.replace(rt, _namespace_of(obj), name, dict(obj), opts, subresource)
+            self._engine.replace(rt, _namespace_of(obj), name, dict(obj), opts, subresource)
         )
 
     def patch_object(
@@ -249,7 +263,7 @@ class FakeAPIServer:
             )
         rt = self._rt(group, version, plural)
         opts = WriteOptions(field_manager=field_manager, force=force, dry_run=dry_run)
-        result = self.engine.patch(
+        result = self._engine.patch(
             rt, namespace, name, patch, _PATCH_TYPES[patch_type], opts, subresource
         )
         return _done(result)
@@ -316,7 +330,7 @@ class FakeAPIServer:
         propagation_policy: str | None = None,
     ) -> None:
         """Delete as a DELETE would (finalizers and garbage collection included)."""
-        self.engine.delete(self._rt(group, version, plural), namespace, name, propagation_policy)
+        self._engine.delete(self._rt(group, version, plural), namespace, name, propagation_policy)
 
 
 def _copy(obj: dict[str, Any]) -> dict[str, Any]:
