@@ -325,7 +325,7 @@ CASES = [
     Case(
         "priority differs in list",
         workload(pgt("a", priorityClassName="high"), pgt("b")),
-        ("FieldValueInvalid", "spec", invalid('null: detected multiple priority configurations')),
+        ("FieldValueInvalid", "spec", invalid("null: detected multiple priority configurations")),
     ),
     Case(
         "priority differs in tree",
@@ -334,7 +334,7 @@ CASES = [
             "FieldValueInvalid",
             "spec",
             invalid(
-                'null: all priority and priorityClassName values must be identical, '
+                "null: all priority and priorityClassName values must be identical, "
                 "detected multiple values"
             ),
         ),
@@ -551,7 +551,7 @@ CASES = [
     Case(
         "controllerRef immutable",
         workload(pgt(), controllerRef={**REF, "name": "other"}),
-        ("FieldValueInvalid", "spec.controllerRef", invalid('null: field is immutable')),
+        ("FieldValueInvalid", "spec.controllerRef", invalid("null: field is immutable")),
         old=workload(pgt(), controllerRef=REF),
     ),
     Case(
@@ -579,7 +579,7 @@ CASES = [
     Case(
         "template field immutable",
         workload(pgt(disruptionMode={"all": {}})),
-        ("FieldValueInvalid", T0 + ".disruptionMode", invalid('null: field is immutable')),
+        ("FieldValueInvalid", T0 + ".disruptionMode", invalid("null: field is immutable")),
         old=workload(pgt()),
     ),
     Case(
@@ -588,14 +588,14 @@ CASES = [
         (
             "FieldValueInvalid",
             T0 + ".schedulingPolicy.basic",
-            invalid('null: field is immutable'),
+            invalid("null: field is immutable"),
         ),
         old=workload(pgt(min_count=None)),
         also=[
             (
                 "FieldValueInvalid",
                 T0 + ".schedulingPolicy.gang",
-                invalid('null: field cannot be set once created'),
+                invalid("null: field cannot be set once created"),
             )
         ],
     ),
@@ -705,25 +705,25 @@ CASES = [
     Case(
         "pod group priority immutable",
         pod_group(priority=10),
-        ("FieldValueInvalid", "spec.priority", invalid('null: field is immutable')),
+        ("FieldValueInvalid", "spec.priority", invalid("null: field is immutable")),
         old=pod_group(),
     ),
     Case(
         "pod group workloadRef immutable",
         pod_group(workloadRef={"workloadName": "other", "templateName": "workers"}),
-        ("FieldValueInvalid", "spec.workloadRef", invalid('null: field is immutable')),
+        ("FieldValueInvalid", "spec.workloadRef", invalid("null: field is immutable")),
         old=pod_group(),
     ),
     Case(
         "pod group gang cannot be cleared",
         pod_group(schedulingPolicy={"basic": {}}),
-        ("FieldValueInvalid", "spec.schedulingPolicy.basic", invalid('null: field is immutable')),
+        ("FieldValueInvalid", "spec.schedulingPolicy.basic", invalid("null: field is immutable")),
         old=pod_group(),
         also=[
             (
                 "FieldValueInvalid",
                 "spec.schedulingPolicy.gang",
-                invalid('null: field cannot be cleared once set'),
+                invalid("null: field cannot be cleared once set"),
             )
         ],
     ),
@@ -776,7 +776,7 @@ CASES = [
     Case(
         "pod group immutable",
         pod(schedulingGroup={"podGroupName": "b"}),
-        ("FieldValueInvalid", "spec.schedulingGroup", invalid('null: field is immutable')),
+        ("FieldValueInvalid", "spec.schedulingGroup", invalid("null: field is immutable")),
         old=pod(schedulingGroup={"podGroupName": "a"}),
     ),
     # Job scheduling
@@ -816,7 +816,7 @@ CASES = [
         (
             "FieldValueInvalid",
             "spec.scheduling",
-            invalid('null: field cannot be set once created'),
+            invalid("null: field cannot be set once created"),
         ),
         old=job(),
     ),
@@ -826,14 +826,14 @@ CASES = [
         (
             "FieldValueInvalid",
             "spec.scheduling.disruptionMode",
-            invalid('null: field is immutable'),
+            invalid("null: field is immutable"),
         ),
         old=job(GANG_4),
     ),
     Case(
         "composite group policy immutable",
         composite_group(schedulingPolicy={"gang": {"minGroupCount": 3}}),
-        ("FieldValueInvalid", "spec.schedulingPolicy", invalid('null: field is immutable')),
+        ("FieldValueInvalid", "spec.schedulingPolicy", invalid("null: field is immutable")),
         old=composite_group(),
     ),
 ]
