@@ -130,3 +130,33 @@ def test_update_takes_over_changed_fields() -> None:
             entries, alpha, "v1", {"spec": {"a": 2, "b": 1}}, {"spec": {"a": 3}}, False, "t2"
         )
     assert err.value.status["details"]["causes"][0]["message"] == 'conflict with "beta" using v1'
+
+
+configs = st.recursive(
+    st.integers(0, 3) | st.sampled_from(["x", "y"]) | st.lists(st.integers(0, 2), max_size=2),
+    lambda inner: st.dictionaries(st.sampled_from(["a", "b", "c"]), inner, max_size=3),
+    max_leaves=8,
+).filter(lambda v: isinstance(v, dict))
+
+
+def _leaves(config: dict[str, Any]) -> list[tuple[str, ...]]:
+    return [p for p in fieldset(config) if not isinstance(get_at(config, p), dict)]
+
+
+@given(configs, configs)
+def test_forced_apply_sets_every_applied_value_and_takes_ownership(
+    first: dict[str, Any], second: dict[str, Any]
+) -> None:
+    one, two = ("one", "Apply", ""), ("two", "Apply", "")
+    merged, entries = _managed.apply({}, one, "v1", {}, {"spec": first}, False, "t")
+    merged, entries = _managed.apply(entries, two, "v1", merged, {"spec": second}, True, "t")
+    for path in _leaves({"spec": second}):
+        assert get_at(merged, path) == get_at({"spec": second}, path)
+    if two in entries:
+        assert entries[two].fields == fieldset({"spec": second})
+    for path in entries[one].fields if one in entries else ():
+        if not isinstance(get_at({"spec": first}, path), dict):
+            assert get_at(merged, path) == get_at({"spec": first}, path)
+    again, same = _managed.apply(entries, two, "v1", merged, {"spec": second}, False, "t")
+    assert again == merged
+    assert {k: e.fields for k, e in same.items()} == {k: e.fields for k, e in entries.items()}

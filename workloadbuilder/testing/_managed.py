@@ -194,11 +194,15 @@ def apply(
     merged: dict[str, Any] = strategic_merge(live, applied)
     applied_paths = frozenset(fieldset(applied))
     others = {k: e for k, e in entries.items() if k != key}
+    # an owned path is affected when it is, or sits above or below, an applied path
+    above = {p[:i] for p in applied_paths for i in range(1, len(p) + 1)}
     conflicts: list[tuple[Path, Entry]] = []
-    for path in sorted(applied_paths):
-        if _same(live, merged, path):
-            continue
-        conflicts += [(path, e) for e in others.values() if path in e.fields]
+    for entry in others.values():
+        for path in sorted(entry.fields):
+            affected = path in above or any(path[:i] in applied_paths for i in range(len(path)))
+            if affected and not _same(live, merged, path):
+                conflicts.append((path, entry))
+    conflicts.sort(key=lambda c: c[0])
     if conflicts and not force:
         raise _conflict_error(conflicts)
     taken = frozenset(p for p, _ in conflicts)
