@@ -1,0 +1,276 @@
+"""Benchmark: validate + build + stamp, against writing the same JSON by hand as plain dicts.
+
+Run: ``python tests/core/bench_core.py [--repeats N]``
+
+Two workloads:
+
+(a) the release's Workload: composite ``workload-root`` (gang minGroupCount 2, zone topology,
+    disruption ``all``) over ``workers`` (gang 4, rack topology) and ``driver`` (gang 1),
+    with its 1 CompositePodGroup and 2 PodGroups;
+(b) the widest tree ``validate()`` accepts with four levels of shape root composite -> 8
+    composites -> 8 composites each -> 8 leaves each (three composite levels above the
+    leaves is the deepest the API server accepts; 8 is the per-list cap): 73
+    CompositePodGroups and 512 PodGroups.
+
+For each, the SDK path builds the item tree, validates it, compiles the Workload and stamps
+every runtime object (``instantiate``); "+ to_dict" also serializes every object to its JSON
+dict. The baseline is hand-written functions producing the same JSON dicts (same names, same
+fields), with no checking at all. Each timing is the median of several repeats
+(``time.perf_counter``); the ratio is SDK / baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from workloadbuilder import (
+    Builder,
+    BuildOptions,
+    DisruptionModeOption,
+    SchedulingPolicyOption,
+    WorkloadItem,
+    composite,
+    gang,
+    generate_pod_group_name,
+    instantiate,
+    leaf,
+)
+
+OWNER = {
+    "apiVersion": "training.example.com/v1",
+    "kind": "TrainJob",
+    "name": "resnet",
+    "uid": "3f6c1a2e-0d1b-4c55",
+    "controller": True,
+    "blockOwnerDeletion": True,
+}
+OPTIONS = BuildOptions(
+    name="resnet-wl",
+    namespace="ml-training",
+    owner=OWNER,
+    allowed_policies=frozenset(SchedulingPolicyOption),
+    allowed_disruption_modes=frozenset(DisruptionModeOption),
+)
+ZONE, RACK = "topology.kubernetes.io/zone", "topology.example.com/rack"
+WIDTH = 8
+
+
+# ----------------------------------------------------------------------------- the SDK path
+
+
+def release_tree() -> WorkloadItem:
+    return composite(
+        "workload-root",
+        [leaf("workers", policy=gang(4), topology=[RACK]), leaf("driver", policy=gang(1))],
+        policy=gang(min_group_count=2),
+        topology=[ZONE],
+        disruption_mode="all",
+    )
+
+
+def wide_tree() -> WorkloadItem:
+    return composite(
+        "root",
+        [
+            composite(
+                f"g{i}",
+                [
+                    composite(
+                        f"g{i}-{j}",
+                        [leaf(f"g{i}-{j}-w{k}", policy=gang(k + 1)) for k in range(WIDTH)],
+                        policy=gang(min_group_count=WIDTH),
+                    )
+                    for j in range(WIDTH)
+                ],
+                policy=gang(min_group_count=WIDTH),
+            )
+            for i in range(WIDTH)
+        ],
+        policy=gang(min_group_count=WIDTH),
+    )
+
+
+def sdk(make_tree: Callable[[], WorkloadItem]) -> list[Any]:
+    builder = Builder(make_tree(), OPTIONS)
+    errors = builder.validate()
+    if errors:
+        raise AssertionError(str(errors))
+    return [builder.build_workload(), *instantiate(builder)]
+
+
+def sdk_to_dict(make_tree: Callable[[], WorkloadItem]) -> list[dict[str, Any]]:
+    return [obj.to_dict() for obj in sdk(make_tree)]
+
+
+# ------------------------------------------------------------------------ the dict baseline
+
+
+def _meta(name: str) -> dict[str, Any]:
+    return {"name": name, "namespace": "ml-training", "ownerReferences": [dict(OWNER)]}
+
+
+def _workload(templates: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "apiVersion": "scheduling.k8s.io/v1beta1",
+        "kind": "Workload",
+        "metadata": _meta("resnet-wl"),
+        "spec": {
+            "controllerRef": {
+                "apiGroup": "training.example.com",
+                "kind": "TrainJob",
+                "name": "resnet",
+            },
+            **templates,
+        },
+    }
+
+
+def _group(kind: str, template: dict[str, Any], parent: str | None) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "workloadRef": {"workloadName": "resnet-wl", "templateName": template["name"]}
+    }
+    if parent is not None:
+        spec["parentCompositePodGroupName"] = parent
+    for key in ("schedulingPolicy", "schedulingConstraints", "disruptionMode"):
+        if key in template:
+            spec[key] = template[key]
+    return {
+        "apiVersion": "scheduling.k8s.io/v1alpha3"
+        if kind == "CompositePodGroup"
+        else "scheduling.k8s.io/v1beta1",
+        "kind": kind,
+        "metadata": _meta(generate_pod_group_name("resnet-wl", template["name"])),
+        "spec": spec,
+    }
+
+
+def _stamp(template: dict[str, Any], parent: str | None) -> list[dict[str, Any]]:
+    group = _group("CompositePodGroup", template, parent)
+    own = group["metadata"]["name"]
+    out = [group]
+    for child in template.get("podGroupTemplates", ()):
+        out.append(_group("PodGroup", child, own))
+    for child in template.get("compositePodGroupTemplates", ()):
+        out.extend(_stamp(child, own))
+    return out
+
+
+def release_dicts() -> list[dict[str, Any]]:
+    root = {
+        "name": "workload-root",
+        "schedulingPolicy": {"gang": {"minGroupCount": 2}},
+        "schedulingConstraints": {"topology": [{"key": ZONE}]},
+        "disruptionMode": {"all": {}},
+        "podGroupTemplates": [
+            {
+                "name": "workers",
+                "schedulingPolicy": {"gang": {"minCount": 4}},
+                "schedulingConstraints": {"topology": [{"key": RACK}]},
+            },
+            {"name": "driver", "schedulingPolicy": {"gang": {"minCount": 1}}},
+        ],
+    }
+    return [_workload({"compositePodGroupTemplates": [root]}), *_stamp(root, None)]
+
+
+def wide_dicts() -> list[dict[str, Any]]:
+    def gang_of(count: int) -> dict[str, Any]:
+        return {"gang": {"minGroupCount": count}}
+
+    root = {
+        "name": "root",
+        "schedulingPolicy": gang_of(WIDTH),
+        "compositePodGroupTemplates": [
+            {
+                "name": f"g{i}",
+                "schedulingPolicy": gang_of(WIDTH),
+                "compositePodGroupTemplates": [
+                    {
+                        "name": f"g{i}-{j}",
+                        "schedulingPolicy": gang_of(WIDTH),
+                        "podGroupTemplates": [
+                            {
+                                "name": f"g{i}-{j}-w{k}",
+                                "schedulingPolicy": {"gang": {"minCount": k + 1}},
+                            }
+                            for k in range(WIDTH)
+                        ],
+                    }
+                    for j in range(WIDTH)
+                ],
+            }
+            for i in range(WIDTH)
+        ],
+    }
+    return [_workload({"compositePodGroupTemplates": [root]}), *_stamp(root, None)]
+
+
+# ------------------------------------------------------------------------------- measuring
+
+
+def median_seconds(func: Callable[[], object], repeats: int, number: int) -> float:
+    """Median over ``repeats`` runs of the mean time of ``number`` calls."""
+    func()  # warm up
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(number):
+            func()
+        samples.append((time.perf_counter() - start) / number)
+    return statistics.median(samples)
+
+
+def phases(make_tree: Callable[[], WorkloadItem], repeats: int, number: int) -> str:
+    """Where the SDK's time goes: building the items, validate(), build_workload(), stamping."""
+    tree = make_tree()
+
+    def built() -> Builder:
+        builder = Builder(tree, OPTIONS)
+        builder.build_workload()
+        return builder
+
+    ready = built()
+    times = {
+        "items": median_seconds(make_tree, repeats, number),
+        "validate": median_seconds(lambda: Builder(tree, OPTIONS).validate(), repeats, number),
+        "build": median_seconds(lambda: Builder(tree, OPTIONS).build_workload(), repeats, number),
+        "stamp": median_seconds(lambda: instantiate(ready), repeats, number),
+    }
+    return ", ".join(f"{k} {v * 1e3:.3f}" for k, v in times.items())
+
+
+def _same_json(left: list[dict[str, Any]], right: list[dict[str, Any]]) -> bool:
+    key = lambda d: (d["kind"], d["metadata"]["name"])  # noqa: E731
+    return sorted(left, key=key) == sorted(right, key=key)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=7)
+    args = parser.parse_args()
+    cases = [
+        ("(a) release Workload, 1 CPG + 2 PG", release_tree, release_dicts, 200),
+        ("(b) widest 4-level tree, 73 CPG + 512 PG", wide_tree, wide_dicts, 3),
+    ]
+    print(f"median of {args.repeats} repeats, milliseconds per run")
+    print(f"{'case':42} {'dicts':>9} {'SDK':>9} {'ratio':>7} {'+to_dict':>9} {'ratio':>7}")
+    for label, make_tree, make_dicts, number in cases:
+        objects = sdk_to_dict(make_tree)
+        assert _same_json(objects, make_dicts()), f"{label}: the SDK and the dicts differ"
+        assert len(objects) == len(make_dicts())
+        base = median_seconds(make_dicts, args.repeats, number)
+        ours = median_seconds(lambda m=make_tree: sdk(m), args.repeats, number)
+        full = median_seconds(lambda m=make_tree: sdk_to_dict(m), args.repeats, number)
+        print(
+            f"{label:42} {base * 1e3:9.3f} {ours * 1e3:9.3f} {ours / base:6.1f}x"
+            f" {full * 1e3:9.3f} {full / base:6.1f}x"
+        )
+        print(f"{'':4}SDK phases (ms): {phases(make_tree, args.repeats, number)}")
+
+
+if __name__ == "__main__":
+    main()
