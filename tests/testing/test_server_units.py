@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workloadbuilder.testing import _managed
@@ -160,3 +160,38 @@ def test_forced_apply_sets_every_applied_value_and_takes_ownership(
     again, same = _managed.apply(entries, two, "v1", merged, {"spec": second}, False, "t")
     assert again == merged
     assert {k: e.fields for k, e in same.items()} == {k: e.fields for k, e in entries.items()}
+
+
+label_sets = st.dictionaries(
+    st.sampled_from(["a", "b", "c"]), st.sampled_from(["1", "2"]), max_size=3
+)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["m1", "m2"]), label_sets), min_size=1, max_size=5))
+def test_reapplying_the_last_configuration_is_a_no_op(
+    steps: list[tuple[str, dict[str, str]]],
+) -> None:
+    from workloadbuilder.testing import FakeAPIServer
+
+    server = FakeAPIServer()
+    applied: dict[str, dict[str, str]] = {}
+    for manager, labels in steps:
+        obj = {
+            "apiVersion": "scheduling.k8s.io/v1beta1",
+            "kind": "PodGroup",
+            "metadata": {"name": "pg", "namespace": "default", "labels": labels},
+            "spec": {"schedulingPolicy": {"gang": {"minCount": 1}}},
+        }
+        result = server.apply_object(
+            "scheduling.k8s.io", "v1beta1", "podgroups", obj, field_manager=manager, force=True
+        )
+        applied[manager] = labels
+        live = result["metadata"].get("labels", {})
+        assert all(live[k] == v for k, v in labels.items())
+        owned = {k for cfg in applied.values() for k in cfg}
+        assert set(live) <= owned
+        again = server.apply_object(
+            "scheduling.k8s.io", "v1beta1", "podgroups", obj, field_manager=manager, force=True
+        )
+        assert again == result

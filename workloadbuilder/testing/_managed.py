@@ -217,7 +217,7 @@ def apply(
     for entry in result.values():
         for path in entry.fields:
             owned_elsewhere.update(path[:i] for i in range(1, len(path) + 1))
-    keep = owned_elsewhere | applied_paths
+    keep = owned_elsewhere | above
     for path in sorted(previous - applied_paths, key=len, reverse=True):
         if path not in keep:
             delete_at(merged, path, keep)
