@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from .api.meta_v1 import ObjectMeta, OwnerReference
 from .api.scheduling_v1alpha3 import (
@@ -11,26 +11,10 @@ from .api.scheduling_v1alpha3 import (
     CompositePodGroupSpec,
 )
 from .api.scheduling_v1beta1 import (
-    AllCompositeDisruptionMode,
-    AllDisruptionMode,
-    BasicSchedulingPolicy,
-    CompositeBasicSchedulingPolicy,
-    CompositeDisruptionMode,
-    CompositeGangSchedulingPolicy,
-    CompositePodGroupSchedulingConstraints,
-    CompositePodGroupSchedulingPolicy,
     CompositePodGroupTemplate,
-    DisruptionMode,
-    GangSchedulingPolicy,
     PodGroup,
-    PodGroupResourceClaim,
-    PodGroupSchedulingConstraints,
-    PodGroupSchedulingPolicy,
     PodGroupSpec,
     PodGroupTemplate,
-    SingleCompositeDisruptionMode,
-    SingleDisruptionMode,
-    TopologyConstraint,
     TypedLocalObjectReference,
     Workload,
     WorkloadReference,
@@ -267,101 +251,69 @@ def _resolve(item: WorkloadItem) -> SchedulingConfig:
         raise BuildError(f"resolving workload item {item.name!r}: {exc}") from exc
 
 
-def _count(config: SchedulingConfig, composite: bool) -> int | None:
-    """The gang threshold, or None for basic; raises when gang has no count."""
+def _template_fields(item: WorkloadItem, composite: bool) -> dict[str, Any]:
+    """The JSON fields a leaf and a composite template share, from the resolved config."""
+    config = _resolve(item)
+    fields: dict[str, Any] = {"name": item.name}
     policy = config.policy
-    if policy is None or policy.gang is None:
-        return None
-    if policy.gang.min_count is None:
-        what = (
-            "composite gang scheduling requires minGroupCount"
-            if composite
-            else "gang scheduling requires minCount"
-        )
-        raise BuildError(f"{what} to be set after resolution")
-    return policy.gang.min_count
+    if policy is not None and policy.gang is not None:
+        count = policy.gang.min_count
+        if count is None:
+            what = (
+                "composite gang scheduling requires minGroupCount"
+                if composite
+                else ("gang scheduling requires minCount")
+            )
+            raise BuildError(f"{what} to be set after resolution")
+        fields["schedulingPolicy"] = {"gang": {"minGroupCount" if composite else "minCount": count}}
+    else:
+        fields["schedulingPolicy"] = {"basic": {}}
+    if config.constraints is not None and config.constraints.topology:
+        fields["schedulingConstraints"] = {
+            "topology": [{"key": key} for key in config.constraints.topology]
+        }
+    mode = config.disruption_mode
+    if mode is not None and mode.all is not None:
+        fields["disruptionMode"] = {"all": {}}
+    elif mode is not None and mode.single is not None:
+        fields["disruptionMode"] = {"single": {}}
+    if config.priority_class_name:
+        fields["priorityClassName"] = config.priority_class_name
+    if config.resource_claims and not composite:
+        fields["resourceClaims"] = [
+            {
+                "name": c.name,
+                "resourceClaimName": c.resource_claim_name,
+                "resourceClaimTemplateName": c.resource_claim_template_name,
+            }
+            for c in config.resource_claims
+        ]
+    return fields
 
 
-def _topology(config: SchedulingConfig) -> list[TopologyConstraint] | None:
-    if config.constraints is None or not config.constraints.topology:
-        return None
-    return [TopologyConstraint(key=k) for k in config.constraints.topology]
+_T = TypeVar("_T", PodGroupTemplate, CompositePodGroupTemplate)
+
+
+def _parsed(kind: type[_T], item: WorkloadItem, fields: dict[str, Any]) -> _T:
+    try:
+        return kind.model_validate(fields)
+    except ValueError as exc:
+        raise BuildError(f"workload item {item.name!r} cannot be compiled: {exc}") from None
 
 
 def _leaf_template(item: WorkloadItem) -> PodGroupTemplate:
-    config = _resolve(item)
-    count = _count(config, composite=False)
-    topology = _topology(config)
-    mode = config.disruption_mode
-    try:
-        return PodGroupTemplate(
-            name=item.name,
-            scheduling_policy=PodGroupSchedulingPolicy(
-                basic=BasicSchedulingPolicy() if count is None else None,
-                gang=GangSchedulingPolicy(min_count=count) if count is not None else None,
-            ),
-            scheduling_constraints=PodGroupSchedulingConstraints(topology=topology)
-            if topology
-            else None,
-            resource_claims=[
-                PodGroupResourceClaim(
-                    name=c.name,
-                    resource_claim_name=c.resource_claim_name,
-                    resource_claim_template_name=c.resource_claim_template_name,
-                )
-                for c in config.resource_claims
-            ]
-            or None,
-            disruption_mode=(
-                DisruptionMode(all=AllDisruptionMode())
-                if mode.all is not None
-                else DisruptionMode(single=SingleDisruptionMode())
-                if mode.single is not None
-                else None
-            )
-            if mode is not None
-            else None,
-            priority_class_name=config.priority_class_name or None,
-        )
-    except ValueError as exc:
-        raise BuildError(f"workload item {item.name!r} cannot be compiled: {exc}") from None
+    return _parsed(PodGroupTemplate, item, _template_fields(item, composite=False))
 
 
 def _composite_template(item: WorkloadItem) -> CompositePodGroupTemplate:
-    config = _resolve(item)
-    count = _count(config, composite=True)
-    topology = _topology(config)
-    mode = config.disruption_mode
-    try:
-        template = CompositePodGroupTemplate(
-            name=item.name,
-            scheduling_policy=CompositePodGroupSchedulingPolicy(
-                basic=CompositeBasicSchedulingPolicy() if count is None else None,
-                gang=CompositeGangSchedulingPolicy(min_group_count=count)
-                if count is not None
-                else None,
-            ),
-            scheduling_constraints=CompositePodGroupSchedulingConstraints(topology=topology)
-            if topology
-            else None,
-            disruption_mode=(
-                CompositeDisruptionMode(all=AllCompositeDisruptionMode())
-                if mode.all is not None
-                else CompositeDisruptionMode(single=SingleCompositeDisruptionMode())
-                if mode.single is not None
-                else None
-            )
-            if mode is not None
-            else None,
-            priority_class_name=config.priority_class_name or None,
-        )
-    except ValueError as exc:
-        raise BuildError(f"workload item {item.name!r} cannot be compiled: {exc}") from None
+    fields = _template_fields(item, composite=True)
     leaves = [_leaf_template(c) for c in item.children if not c.is_composite]
     composites = [_composite_template(c) for c in item.children if c.is_composite]
-    template.pod_group_templates = leaves or None
-    template.composite_pod_group_templates = composites or None
-    return template
+    if leaves:
+        fields["podGroupTemplates"] = leaves
+    if composites:
+        fields["compositePodGroupTemplates"] = composites
+    return _parsed(CompositePodGroupTemplate, item, fields)
 
 
 def _composite_templates(

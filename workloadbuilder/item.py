@@ -14,7 +14,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
 from .api.scheduling_v1alpha3 import (
     TopologyConstraint,
@@ -87,12 +87,17 @@ class _BlockInput:
     path_elements: tuple[str, ...] = ()
     field_paths: Mapping[str, FieldPath] = field(default_factory=dict)
 
+    block_types: ClassVar[Mapping[str, type]] = {}
+    """The building-block type each ``*_data`` attribute must hold (or ``None``)."""
+
     def __post_init__(self) -> None:
         if isinstance(self.path_elements, str):
             raise TypeError("path_elements must be a sequence of field names, not a string")
         object.__setattr__(self, "path_elements", tuple(self.path_elements))
         mapped = {str(k): as_path(v) for k, v in dict(self.field_paths).items()}
         object.__setattr__(self, "field_paths", MappingProxyType(mapped))
+        for name, kind in self.block_types.items():
+            _check_type(f"{type(self).__name__}.{name}", getattr(self, name), kind)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -102,14 +107,12 @@ class PolicyInput(_BlockInput):
     pod_group_data: WorkloadPodGroupSchedulingPolicy | None = None
     composite_pod_group_data: WorkloadCompositePodGroupSchedulingPolicy | None = None
 
-    def __post_init__(self) -> None:
-        _BlockInput.__post_init__(self)
-        _check_type("pod_group_data", self.pod_group_data, WorkloadPodGroupSchedulingPolicy)
-        _check_type(
-            "composite_pod_group_data",
-            self.composite_pod_group_data,
-            WorkloadCompositePodGroupSchedulingPolicy,
-        )
+    block_types = MappingProxyType(
+        {
+            "pod_group_data": WorkloadPodGroupSchedulingPolicy,
+            "composite_pod_group_data": WorkloadCompositePodGroupSchedulingPolicy,
+        }
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -119,14 +122,12 @@ class ConstraintsInput(_BlockInput):
     pod_group_data: WorkloadPodGroupSchedulingConstraints | None = None
     composite_pod_group_data: WorkloadCompositePodGroupSchedulingConstraints | None = None
 
-    def __post_init__(self) -> None:
-        _BlockInput.__post_init__(self)
-        _check_type("pod_group_data", self.pod_group_data, WorkloadPodGroupSchedulingConstraints)
-        _check_type(
-            "composite_pod_group_data",
-            self.composite_pod_group_data,
-            WorkloadCompositePodGroupSchedulingConstraints,
-        )
+    block_types = MappingProxyType(
+        {
+            "pod_group_data": WorkloadPodGroupSchedulingConstraints,
+            "composite_pod_group_data": WorkloadCompositePodGroupSchedulingConstraints,
+        }
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -136,14 +137,12 @@ class DisruptionModeInput(_BlockInput):
     pod_group_data: WorkloadPodGroupDisruptionMode | None = None
     composite_pod_group_data: WorkloadCompositePodGroupDisruptionMode | None = None
 
-    def __post_init__(self) -> None:
-        _BlockInput.__post_init__(self)
-        _check_type("pod_group_data", self.pod_group_data, WorkloadPodGroupDisruptionMode)
-        _check_type(
-            "composite_pod_group_data",
-            self.composite_pod_group_data,
-            WorkloadCompositePodGroupDisruptionMode,
-        )
+    block_types = MappingProxyType(
+        {
+            "pod_group_data": WorkloadPodGroupDisruptionMode,
+            "composite_pod_group_data": WorkloadCompositePodGroupDisruptionMode,
+        }
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
