@@ -22,16 +22,11 @@ from oracles import assert_conforms  # noqa: E402
 
 from workloadbuilder.builder import Builder  # noqa: E402
 
-CHECKED: dict[str, int] = {}
-"""How many objects of each kind the oracles checked during the session."""
-
 
 def _checked(method: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(self: Builder, *args: Any, **kwargs: Any) -> Any:
         result = method(self, *args, **kwargs)
         assert_conforms(result)
-        kind = type(result).__name__
-        CHECKED[kind] = CHECKED.get(kind, 0) + 1
         return result
 
     wrapper.__name__ = method.__name__

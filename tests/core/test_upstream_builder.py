@@ -255,7 +255,8 @@ def test_empty_leaf_name_fails_before_resolution_and_callbacks() -> None:
         callbacks=(callback,),
     )
     assert build_error(item) == "workload item name cannot be empty"
-    assert Builder(item, BuildOptions(owner=job_owner())).validate() is not None
+    [err] = Builder(item, BuildOptions(owner=job_owner())).validate()
+    assert str(err) == "<nil>: Internal error: workload item name cannot be empty"
     assert ran == []
 
 

@@ -491,4 +491,39 @@ def test_case_table_is_upstreams() -> None:
     """Every upstream case name is ported (31 rows in TestBuilderValidate)."""
     assert len(CASES) == 31
     assert len({c.name for c in CASES}) == len(CASES)
-    assert dataclasses.fields(Case)
+
+
+def test_disabled_declarative_validation_keeps_the_tree_check_and_the_server_rules() -> None:
+    """With the blocks' own checks off, the tree check and the API server's rules still run."""
+    both_modes = DisruptionModeInput(
+        path_elements=("disruptionMode",),
+        pod_group_data=WorkloadPodGroupDisruptionMode(
+            single=WorkloadPodGroupSingleDisruptionMode(), all=WorkloadPodGroupAllDisruptionMode()
+        ),
+    )
+    bad_key = ConstraintsInput(
+        path_elements=("schedulingConstraints",),
+        pod_group_data=WorkloadPodGroupSchedulingConstraints(topology=[TopologyConstraint(key="")]),
+    )
+    item = WorkloadItem(
+        "job",
+        path=SCHEDULING,
+        input=WorkloadInput(policy=gang(), disruption_mode=both_modes, constraints=bad_key),
+    )
+    options = BuildOptions(
+        owner=job_owner(),
+        allowed_policies=ALL_POLICIES,
+        allowed_disruption_modes=ALL_MODES,
+        disable_declarative_validation=True,
+    )
+    assert rendered(Builder(item, options).validate()) == [
+        "spec.scheduling.schedulingConstraints.topology[0].key: Required value"
+    ]
+    upstream_only = dataclasses.replace(options, check_api_server_rules=False)
+    assert Builder(item, upstream_only).validate() == []
+    twice = WorkloadItem("root", path=SCHEDULING, children=(item, item))
+    for opts in (options, upstream_only):
+        assert rendered(Builder(twice, opts).validate()) == [
+            'spec.scheduling: Internal error: duplicate workload item name "job": template names'
+            " must be unique across the Workload"
+        ]
