@@ -475,3 +475,21 @@ async def test_delete_collection(fake_apiserver: FakeAPIServer) -> None:
     assert [i["metadata"]["name"] for i in reply.json()["items"]] == ["a", "c"]
     left = fake_apiserver.list_objects(SCHED, "v1beta1", "podgroups")
     assert [o["metadata"]["name"] for o in left] == ["b"]
+
+
+@bounded()
+async def test_list_in_chunks(fake_apiserver: FakeAPIServer) -> None:
+    for name in "abcde":
+        fake_apiserver.create_object(SCHED, "v1beta1", "podgroups", pod_group(name))
+    seen: list[str] = []
+    params = {"limit": "2"}
+    while True:
+        page = (await call(fake_apiserver, "GET", PG_PATH, params=params)).json()
+        seen += [i["metadata"]["name"] for i in page["items"]]
+        if "continue" not in page["metadata"]:
+            break
+        assert page["metadata"]["remainingItemCount"] == 5 - len(seen)
+        params = {"limit": "2", "continue": page["metadata"]["continue"]}
+    assert seen == list("abcde")
+    bad = await call(fake_apiserver, "GET", PG_PATH, params={"limit": "2", "continue": "zz"})
+    assert bad.status == 400

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import logging
 import time
@@ -211,15 +212,13 @@ class HTTPHandler:
             if target.name is None:
                 if _bool(query, "watch"):
                     return await self._watch(request, target)
-                return _json(
-                    200,
-                    self.engine.listing(
-                        target.rt,
-                        target.namespace,
-                        query.get("labelSelector"),
-                        query.get("fieldSelector"),
-                    ),
+                listing = self.engine.listing(
+                    target.rt,
+                    target.namespace,
+                    query.get("labelSelector"),
+                    query.get("fieldSelector"),
                 )
+                return _json(200, _page(listing, query.get("limit"), query.get("continue")))
             return _json(200, self.engine.get(target.rt, target.namespace, target.name))
         if method == "DELETE":
             if target.name is None:
@@ -386,6 +385,35 @@ class HTTPHandler:
 
 async def _send(response: web.StreamResponse, kind: str, obj: dict[str, Any]) -> None:
     await response.write(json.dumps({"type": kind, "object": obj}).encode() + b"\n")
+
+
+def _page(listing: dict[str, Any], limit: str | None, token: str | None) -> dict[str, Any]:
+    """One chunk of a list (``limit``/``continue``); the token names the last item sent."""
+    items: list[dict[str, Any]] = listing["items"]
+    if token:
+        try:
+            after = json.loads(base64.urlsafe_b64decode(token.encode()))
+        except ValueError:
+            after = None
+        if not (
+            isinstance(after, list) and len(after) == 2 and all(isinstance(a, str) for a in after)
+        ):
+            raise _errors.bad_request(
+                f"invalid continue token {token!r}: pass metadata.continue of the previous page"
+            )
+        items = [i for i in items if _key(i) > (after[0], after[1])]
+    size = int(limit) if limit and limit.isdigit() and int(limit) > 0 else len(items)
+    page, rest = items[:size], items[size:]
+    meta = dict(listing["metadata"])
+    if rest:
+        meta["continue"] = base64.urlsafe_b64encode(json.dumps(_key(page[-1])).encode()).decode()
+        meta["remainingItemCount"] = len(rest)
+    return {**listing, "metadata": meta, "items": page}
+
+
+def _key(item: dict[str, Any]) -> tuple[str, str]:
+    meta = item["metadata"]
+    return (meta.get("namespace") or "", meta["name"])
 
 
 def _not_served() -> dict[str, Any]:
