@@ -123,7 +123,8 @@ async def test_stopping_the_server_ends_open_watches() -> None:
     server = FakeAPIServer()
     await server.start()
     watcher = asyncio.create_task(events(server, {"watch": "1"}))
-    await asyncio.sleep(0.2)
+    while server.open_watches == 0:
+        await asyncio.sleep(0.01)
     await server.stop()
     assert summary(await asyncio.wait_for(watcher, 5)) == []
 
