@@ -10,6 +10,7 @@ import dataclasses
 
 import pytest
 from core_support import job_owner
+from oracles import assert_conforms
 
 from workloadbuilder import Builder, BuildError, BuildOptions
 from workloadbuilder.api.meta_v1 import ObjectMeta, OwnerReference
@@ -1099,3 +1100,9 @@ def test_composite_pod_group_does_not_alias_the_workload_template() -> None:
     cpg.spec.scheduling_policy.gang.min_group_count = 99  # type: ignore[union-attr]
     cpg.spec.priority = 1
     assert workload.to_dict() == composite_workload().to_dict()
+
+
+@pytest.mark.parametrize("make", [existing_workload, gang_workload, composite_workload])
+def test_hand_written_fixture_workloads_conform(make) -> None:  # type: ignore[no-untyped-def]
+    """The Workloads written by hand above are valid 1.37 objects too."""
+    assert_conforms(make())
