@@ -467,3 +467,34 @@ def test_several_shape_problems_are_each_reported_once() -> None:
         "spec.odd: Invalid value: null: all priority and priorityClassName values must be"
         " identical, detected multiple values",
     ]
+
+
+def test_errors_become_an_admission_response() -> None:
+    """A webhook returns validate()'s errors as a metav1.Status (422, reason Invalid)."""
+    item = leaf("worker", path="spec.replicaSpecs[Worker]", policy=gang(0))
+    errors = Builder(item, options()).validate()
+    status = errors.to_status(kind="TrainJob", group="training.example.com", name="resnet")
+    assert_schema_valid(status)
+    assert status == {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": 'TrainJob.training.example.com "resnet" is invalid:'
+        " spec.replicaSpecs[Worker].schedulingPolicy.gang.minCount: Invalid value: 0: must be"
+        " greater than or equal to 1",
+        "reason": "Invalid",
+        "details": {
+            "name": "resnet",
+            "group": "training.example.com",
+            "kind": "TrainJob",
+            "causes": [
+                {
+                    "reason": "FieldValueInvalid",
+                    "message": "Invalid value: 0: must be greater than or equal to 1",
+                    "field": "spec.replicaSpecs[Worker].schedulingPolicy.gang.minCount",
+                }
+            ],
+        },
+        "code": 422,
+    }

@@ -1106,3 +1106,17 @@ def test_composite_pod_group_does_not_alias_the_workload_template() -> None:
 def test_hand_written_fixture_workloads_conform(make) -> None:  # type: ignore[no-untyped-def]
     """The Workloads written by hand above are valid 1.37 objects too."""
     assert_conforms(make())
+
+
+def test_compile_errors_come_before_the_owner_error() -> None:
+    """As upstream: the tree is compiled first, then the owner is required."""
+    no_owner = {"owner": None}
+    assert (
+        build_error(WorkloadItem("a", input=gang_input(None)), **no_owner)
+        == "gang scheduling requires minCount to be set after resolution"
+    )
+    assert build_error(WorkloadItem(""), **no_owner) == "workload item name cannot be empty"
+    assert (
+        build_error(WorkloadItem("ok"), **no_owner)
+        == "a Workload must be owned by its controller for garbage collection"
+    )
