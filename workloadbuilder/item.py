@@ -45,6 +45,7 @@ from .config import (
     SchedulingConstraints,
     SchedulingPolicy,
     SingleDisruptionMode,
+    config_type_errors,
 )
 from .field import FieldPath
 
@@ -244,8 +245,8 @@ class WorkloadItem:
     def resolve(self) -> SchedulingConfig:
         """Default config, overridden per field by the item's blocks, then the callbacks.
 
-        Raises whatever a callback raises, and ``TypeError`` when one returns something
-        other than a ``SchedulingConfig``.
+        Raises whatever a callback raises, and ``TypeError`` when a callback or the default
+        config gives something other than a well-typed ``SchedulingConfig``.
         """
         resolved = self.default_config or SchedulingConfig()
         user = self.user_config()
@@ -264,8 +265,15 @@ class WorkloadItem:
             resolved = cb(resolved)
             if not isinstance(resolved, SchedulingConfig):
                 raise TypeError(
-                    f"a callback of workload item {self.name!r} returned"
-                    f" {type(resolved).__name__}; it must return the adjusted SchedulingConfig"
+                    f"a callback returned {type(resolved).__name__};"
+                    " it must return the adjusted SchedulingConfig"
+                )
+        if self.callbacks or self.default_config is not None:
+            problems = config_type_errors(resolved)
+            if problems:
+                raise TypeError(
+                    "the callbacks or the default config gave a malformed SchedulingConfig: "
+                    + "; ".join(problems)
                 )
         return resolved
 

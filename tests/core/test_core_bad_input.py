@@ -278,13 +278,13 @@ def _text_count(config: SchedulingConfig) -> SchedulingConfig:
         (_raises, 'spec: Internal error: resolving workload item "a": kaput'),
         (
             _returns_int,
-            "spec: Internal error: resolving workload item \"a\": a callback of workload item 'a'"
-            " returned int; it must return the adjusted SchedulingConfig",
+            'spec: Internal error: resolving workload item "a": a callback returned int;'
+            " it must return the adjusted SchedulingConfig",
         ),
         (
             _text_count,
-            "spec: Internal error: unexpected validation failure:"
-            " TypeError(\"'<' not supported between instances of 'str' and 'int'\")",
+            'spec: Internal error: resolving workload item "a": the callbacks or the default'
+            " config gave a malformed SchedulingConfig: policy.gang.min_count is a str, not an int",
         ),
     ],
     ids=["raises", "returns an int", "sets a text count"],
