@@ -37,7 +37,15 @@ __all__ = [
 
 
 class BuildError(ValueError):
-    """The tree cannot be compiled, or the Builder was used out of order."""
+    """The tree cannot be compiled, or the Builder was used out of order.
+
+    ``errors`` holds field errors when the cause is a malformed object of the controller's
+    (e.g. a Job whose ``spec.scheduling`` does not parse), so a webhook can answer with them.
+    """
+
+    def __init__(self, message: str, errors: ErrorList | None = None) -> None:
+        super().__init__(message)
+        self.errors = errors if errors is not None else ErrorList()
 
 
 def controller_ref(obj: Any, *, block_owner_deletion: bool = True) -> OwnerReference:

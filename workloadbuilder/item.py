@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar, Literal, TypeVar
 
+from pydantic import ValidationError
+
 from .api.scheduling_v1alpha3 import (
     TopologyConstraint,
     WorkloadCompositePodGroupAllDisruptionMode,
@@ -47,7 +49,7 @@ from .config import (
     SingleDisruptionMode,
     config_type_errors,
 )
-from .field import FieldPath
+from .field import ErrorList, FieldPath
 
 __all__ = [
     "ConstraintsInput",
@@ -442,7 +444,16 @@ def _claim(claim: ClaimArg) -> WorkloadPodGroupResourceClaim:
             resource_claim_name=claim.resource_claim_name,
             resource_claim_template_name=claim.resource_claim_template_name,
         )
-    return WorkloadPodGroupResourceClaim.model_validate(claim)
+    if not isinstance(claim, Mapping):
+        raise TypeError(
+            "each resource claim is a ResourceClaim, a WorkloadPodGroupResourceClaim or its dict,"
+            f" not {type(claim).__name__}"
+        )
+    try:
+        return WorkloadPodGroupResourceClaim.model_validate(claim)
+    except ValidationError as exc:
+        errors = ErrorList.from_pydantic(exc, model=WorkloadPodGroupResourceClaim)
+        raise ValueError(f"resource claim {dict(claim)!r} is malformed: {errors}") from None
 
 
 STANDARD = {

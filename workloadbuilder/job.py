@@ -11,11 +11,14 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import ValidationError
+
 from .api.batch_v1 import JobSchedulingConfiguration
 from .api.meta_v1 import OwnerReference
 from .api.scheduling_v1beta1 import PodGroup
 from .builder import (
     Builder,
+    BuildError,
     BuildOptions,
     DisruptionModeOption,
     SchedulingPolicyOption,
@@ -28,7 +31,7 @@ from .config import (
     SchedulingConfigFunc,
     SchedulingPolicy,
 )
-from .field import FieldPath
+from .field import ErrorList, FieldPath
 from .item import (
     ConstraintsInput,
     DisruptionModeInput,
@@ -75,9 +78,16 @@ def workload_item_for_job(
     scheduling: JobSchedulingConfiguration | Mapping[str, Any] | None,
     path: PathLike = JOB_SCHEDULING_PATH,
 ) -> WorkloadItem:
-    """The Job's WorkloadItem: Basic by default, gang ``minCount`` defaulting to parallelism."""
+    """The Job's WorkloadItem: Basic by default, gang ``minCount`` defaulting to parallelism.
+
+    Raises ``BuildError`` (with ``.errors`` at ``path``) when ``scheduling`` does not parse.
+    """
     if scheduling is not None and not isinstance(scheduling, JobSchedulingConfiguration):
-        scheduling = JobSchedulingConfiguration.model_validate(scheduling)
+        try:
+            scheduling = JobSchedulingConfiguration.model_validate(scheduling)
+        except ValidationError as exc:
+            errors = ErrorList.from_pydantic(exc, as_path(path), model=JobSchedulingConfiguration)
+            raise BuildError(f"the Job's scheduling block is malformed: {errors}", errors) from None
     given = scheduling or JobSchedulingConfiguration()
     return WorkloadItem(
         template_name,

@@ -7,7 +7,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
+
 from .api.meta_v1 import OwnerReference
+from .field import ErrorList, FieldPath
 
 __all__ = ["BuildOptions", "DisruptionModeOption", "SchedulingPolicyOption"]
 
@@ -30,7 +33,11 @@ def _owner(value: OwnerReference | Mapping[str, Any] | None) -> OwnerReference |
     if value is None or isinstance(value, OwnerReference):
         return value
     if isinstance(value, Mapping):
-        return OwnerReference.model_validate(value)
+        try:
+            return OwnerReference.model_validate(value)
+        except ValidationError as exc:
+            errors = ErrorList.from_pydantic(exc, FieldPath("owner"), model=OwnerReference)
+            raise ValueError(f"owner is not an OwnerReference: {errors}") from None
     raise TypeError(
         "owner must be an OwnerReference or its dict (see controller_ref()),"
         f" not {type(value).__name__}"
