@@ -453,7 +453,9 @@ def _claim(claim: ClaimArg) -> WorkloadPodGroupResourceClaim:
         return WorkloadPodGroupResourceClaim.model_validate(claim)
     except ValidationError as exc:
         errors = ErrorList.from_pydantic(exc, model=WorkloadPodGroupResourceClaim)
-        raise ValueError(f"resource claim {dict(claim)!r} is malformed: {errors}") from None
+        raise ValueError(
+            f"resource claim {dict(claim)!r} is not a WorkloadPodGroupResourceClaim: {errors}"
+        ) from None
 
 
 STANDARD = {
