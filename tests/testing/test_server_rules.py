@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
 from server_helpers import PG_PATH, SCHED, apply, bounded, call, pod_group
 
 from workloadbuilder.testing import FakeAPIServer
-
-pytest.importorskip(
-    "workloadbuilder.testing.rules", reason="the scheduling rules are not installed"
-)
 
 MERGE = "application/merge-patch+json"
 

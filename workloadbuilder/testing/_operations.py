@@ -11,8 +11,7 @@ from typing import Any
 
 import yaml
 
-from workloadbuilder.testing import _errors, _managed
-from workloadbuilder.testing._hooks import load_rules
+from workloadbuilder.testing import _errors, _managed, rules
 from workloadbuilder.testing._merge import (
     JSONPatchError,
     copy_json,
@@ -213,7 +212,7 @@ class Engine:
         return [f'unknown field "{p}"' for p in unknown]
 
     def _defaults(self, rt: ResourceType, obj: dict[str, Any]) -> None:
-        load_rules().apply_defaults(rt.group, rt.kind, obj)
+        rules.apply_defaults(rt.group, rt.kind, obj)
 
     def _manager_entries(self, stored: Stored | None, obj: dict[str, Any]) -> _managed.Entries:
         """Ownership to start from: the stored one, or what a PUT/patch body set explicitly."""
@@ -492,7 +491,7 @@ class Engine:
         """Validate, then persist (unless a no-op or a dry run) and emit the watch event."""
         meta = obj["metadata"]
         old = stored.obj if stored else None
-        causes = load_rules().validate_object(
+        causes = rules.validate_object(
             rt.group,
             rt.version,
             rt.kind,
