@@ -1,7 +1,31 @@
-"""Test support: a local Kubernetes API server and a gang-scheduling simulator."""
+"""Test support: a local Kubernetes API server and a gang-scheduling simulator.
 
-from workloadbuilder.testing.server import APIStatusError, FakeAPIServer, Fault, RecordedRequest
-from workloadbuilder.testing.simulator import GangSimulator, SimNode
+The names are loaded on first use, so that the pytest plugin costs nothing in test sessions
+that do not use the fixtures.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from workloadbuilder.testing.server import (
+        APIStatusError,
+        FakeAPIServer,
+        Fault,
+        RecordedRequest,
+    )
+    from workloadbuilder.testing.simulator import GangSimulator, SimNode
+
+_HOME = {
+    "APIStatusError": "server",
+    "FakeAPIServer": "server",
+    "Fault": "server",
+    "RecordedRequest": "server",
+    "GangSimulator": "simulator",
+    "SimNode": "simulator",
+}
 
 __all__ = [
     "APIStatusError",
@@ -11,3 +35,10 @@ __all__ = [
     "RecordedRequest",
     "SimNode",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from workloadbuilder.testing.server import FakeAPIServer
+if TYPE_CHECKING:
+    from workloadbuilder.testing.server import FakeAPIServer
+    from workloadbuilder.testing.simulator import GangSimulator
 
 MARKER = "fake_apiserver"
 
@@ -45,11 +47,13 @@ if TYPE_CHECKING or find_spec("pytest_asyncio") is not None:
     @pytest_asyncio.fixture
     async def fake_apiserver(request: pytest.FixtureRequest) -> AsyncIterator[FakeAPIServer]:
         """A started FakeAPIServer, stopped after the test."""
+        from workloadbuilder.testing.server import FakeAPIServer
+
         async with FakeAPIServer(**_server_kwargs(request)) as server:
             yield server
 
     @pytest_asyncio.fixture
-    async def gang_simulator(fake_apiserver: FakeAPIServer) -> Any:
+    async def gang_simulator(fake_apiserver: FakeAPIServer) -> GangSimulator:
         """A ``GangSimulator`` driving the test's ``fake_apiserver``."""
         from workloadbuilder.testing.simulator import GangSimulator
 
