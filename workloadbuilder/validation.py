@@ -372,7 +372,7 @@ def _relocate(err: FieldError, mappings: list[tuple[str, Mapping[str, FieldPath]
         for inner, target in sorted(field_paths.items(), key=lambda kv: -len(kv[0])):
             if relative == inner or relative.startswith((inner + ".", inner + "[")):
                 rest = relative[len(inner) :]
-                return err.with_field(FieldPath.parse(str(target) + rest))
+                return err.with_field(str(target) + rest)
     return err
 
 
