@@ -308,11 +308,16 @@ def _below(path: FieldPath | None, *names: str) -> FieldPath:
 def _tree_rules(
     root: WorkloadItem, resolved: dict[str, SchedulingConfig], options: BuildOptions
 ) -> ErrorList:
-    """Rules over the whole compiled tree: list sizes, depth, one priority, the Workload name."""
+    """Rules over the whole compiled tree: list sizes, depth, one priority, the Workload's
+    name and namespace."""
     errors = ErrorList()
     if options.name:
         errors.extend(
             format_errors(FieldPath("metadata", "name"), options.name, dns_subdomain_errors)
+        )
+    if options.namespace:
+        errors.extend(
+            format_errors(FieldPath("metadata", "namespace"), options.namespace, dns_label_errors)
         )
     _check_shape(root, 1, errors)
     priorities = {

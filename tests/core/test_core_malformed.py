@@ -41,3 +41,11 @@ def test_a_malformed_claim_dict_names_the_field() -> None:
     assert str(info.value).endswith("resourceClaimName: Invalid value: 7: must be of type string")
     with pytest.raises(TypeError, match="each resource claim is a ResourceClaim"):
         wb.leaf("w", resource_claims=["gpus"])  # type: ignore[list-item]
+
+
+def test_an_invalid_namespace_is_reported_before_any_api_call() -> None:
+    options = wb.BuildOptions(
+        namespace="ML_Training", allowed_policies=frozenset(wb.SchedulingPolicyOption)
+    )
+    errors = wb.validate(wb.leaf("w", policy=wb.gang(1)), options)
+    assert [(e.field, e.bad_value) for e in errors] == [("metadata.namespace", "ML_Training")]
