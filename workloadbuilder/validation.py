@@ -320,14 +320,15 @@ def _tree_rules(
             format_errors(FieldPath("metadata", "namespace"), options.namespace, dns_label_errors)
         )
     _check_shape(root, 1, errors)
-    priorities = {
-        item.name: resolved[item.name].priority_class_name
-        for item in root.walk()
-        if item.name in resolved
-    }
-    first = priorities.get(root.name)
+    # Items that failed to resolve were reported already; the others must agree.
+    first: str | None = None
     for item in root.walk():
-        if item.name in priorities and priorities[item.name] != first:
+        config = resolved.get(item.name)
+        if config is None:
+            continue
+        if first is None:
+            first = config.priority_class_name
+        elif config.priority_class_name != first:
             errors.append(FieldError.invalid(item.path, None, PRIORITY_MESSAGE))
             break
     return errors

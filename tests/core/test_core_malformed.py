@@ -49,3 +49,20 @@ def test_an_invalid_namespace_is_reported_before_any_api_call() -> None:
     )
     errors = wb.validate(wb.leaf("w", policy=wb.gang(1)), options)
     assert [(e.field, e.bad_value) for e in errors] == [("metadata.namespace", "ML_Training")]
+
+
+def test_a_root_that_fails_to_resolve_is_reported_once() -> None:
+    def broken(config: wb.SchedulingConfig) -> wb.SchedulingConfig:
+        raise RuntimeError("kaput")
+
+    root = wb.composite(
+        "r",
+        [wb.leaf("a", policy=wb.gang(1)), wb.leaf("b", policy=wb.gang(1))],
+        path="spec",
+        policy=wb.gang(min_group_count=1),
+        callbacks=[broken],
+    )
+    options = wb.BuildOptions(allowed_policies=frozenset(wb.SchedulingPolicyOption))
+    assert [str(e) for e in wb.validate(root, options)] == [
+        'spec: Internal error: resolving workload item "r": kaput'
+    ]
