@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, TypeVar
 
+from ._gorender import go_quote
 from .api import K8sModel
 from .api.meta_v1 import ObjectMeta, OwnerReference
-from .api.scheduling_v1alpha3 import (
-    CompositePodGroup,
-)
+from .api.scheduling_v1alpha3 import CompositePodGroup
 from .api.scheduling_v1beta1 import (
     CompositePodGroupTemplate,
     PodGroup,
@@ -22,7 +21,7 @@ from .config import SchedulingConfig
 from .field import ErrorList
 from .item import WorkloadItem
 from .options import BuildOptions, DisruptionModeOption, SchedulingPolicyOption
-from .validation import TreeError, _go_quote, check_tree, validate_tree
+from .validation import TreeError, check_tree, validate_tree
 
 __all__ = [
     "BuildError",
@@ -90,7 +89,7 @@ def _group_of(api_version: str) -> str:
     if len(parts) == 2 and parts[0] and parts[1]:
         return parts[0]
     raise BuildError(
-        f"invalid owner apiVersion {_go_quote(api_version)}: unexpected GroupVersion string:"
+        f"invalid owner apiVersion {go_quote(api_version)}: unexpected GroupVersion string:"
         f" {api_version}"
     )
 
@@ -153,8 +152,8 @@ class Builder:
         if template is None:
             names = " ".join(self._pod_group_templates)
             raise BuildError(
-                f"podGroupTemplate {_go_quote(template_name)} not found in workload"
-                f" {_go_quote(workload.metadata.name or '')} (have [{names}])"
+                f"podGroupTemplate {go_quote(template_name)} not found in workload"
+                f" {go_quote(workload.metadata.name or '')} (have [{names}])"
             )
         return PodGroup.model_validate(
             self._runtime_object(workload, pod_group_name, template, _POD_GROUP_FIELDS)
@@ -171,8 +170,8 @@ class Builder:
         if template is None:
             names = " ".join(self._composite_templates)
             raise BuildError(
-                f"compositePodGroupTemplate {_go_quote(template_name)} not found in workload"
-                f" {_go_quote(workload.metadata.name or '')} (have [{names}])"
+                f"compositePodGroupTemplate {go_quote(template_name)} not found in workload"
+                f" {go_quote(workload.metadata.name or '')} (have [{names}])"
             )
         return CompositePodGroup.model_validate(
             self._runtime_object(workload, name, template, _COMPOSITE_FIELDS)

@@ -25,6 +25,7 @@ from ._declarative import (
     validate_topology,
 )
 from ._formats import dns_label_errors, dns_subdomain_errors
+from ._gorender import go_quote
 from .api.scheduling_v1alpha3 import TopologyConstraint, WorkloadPodGroupResourceClaim
 from .config import SchedulingConfig
 from .field import ErrorList, FieldError, FieldPath
@@ -67,7 +68,7 @@ def check_tree(root: WorkloadItem) -> None:
             raise TreeError("workload item name cannot be empty", item)
         if item.name in seen:
             raise TreeError(
-                f"duplicate workload item name {_go_quote(item.name)}: template names must be"
+                f"duplicate workload item name {go_quote(item.name)}: template names must be"
                 " unique across the Workload",
                 item,
             )
@@ -77,13 +78,9 @@ def check_tree(root: WorkloadItem) -> None:
             raise TreeError(kind, item)
 
 
-def _go_quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def _wrong_kind_block(item: WorkloadItem) -> str:
     given = item.input
-    name = _go_quote(item.name)
+    name = go_quote(item.name)
     if item.is_composite:
         for label, present in (
             ("policy", given.policy.pod_group_data is not None),
@@ -124,8 +121,8 @@ def _validate(
         )
     if old_root is not None and old_root.name != root.name:
         detail = (
-            f"old root name {_go_quote(old_root.name)} does not match new root name"
-            f" {_go_quote(root.name)}"
+            f"old root name {go_quote(old_root.name)} does not match new root name"
+            f" {go_quote(root.name)}"
         )
         return ErrorList([FieldError.internal(root.path, detail)])
     try:
@@ -144,7 +141,7 @@ def _validate(
         except Exception as exc:
             item_errors.append(
                 FieldError.internal(
-                    item.path, f"resolving workload item {_go_quote(item.name)}: {exc}"
+                    item.path, f"resolving workload item {go_quote(item.name)}: {exc}"
                 )
             )
         else:
