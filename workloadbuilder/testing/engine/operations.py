@@ -11,8 +11,9 @@ from typing import Any
 
 import yaml
 
-from workloadbuilder.testing import _errors, _managed, rules
-from workloadbuilder.testing._merge import (
+from workloadbuilder.testing import rules
+from workloadbuilder.testing.apply import managed
+from workloadbuilder.testing.apply.merge import (
     JSONPatchError,
     copy_json,
     json_patch,
@@ -20,10 +21,11 @@ from workloadbuilder.testing._merge import (
     strategic_merge,
     strip_nulls,
 )
-from workloadbuilder.testing._resources import Registry, ResourceType
-from workloadbuilder.testing._schema import FieldChecker, prune
-from workloadbuilder.testing._selectors import field_selector, label_selector
-from workloadbuilder.testing._store import GroupResource, Name, Store, Stored
+from workloadbuilder.testing.common import errors
+from workloadbuilder.testing.common.resources import Registry, ResourceType
+from workloadbuilder.testing.engine.unknown_fields import FieldChecker, prune
+from workloadbuilder.testing.store.selectors import field_selector, label_selector
+from workloadbuilder.testing.store.store import GroupResource, Name, Store, Stored
 
 APPLY = "application/apply-patch+yaml"
 MERGE = "application/merge-patch+json"
@@ -135,12 +137,12 @@ class Engine:
     def _stored(self, rt: ResourceType, namespace: str | None, name: str) -> Stored:
         stored = self.store.get(_resource(rt), self._name(rt, namespace, name))
         if stored is None:
-            raise _errors.not_found(rt, name)
+            raise errors.not_found(rt, name)
         return stored
 
     def _check_type(self, rt: ResourceType, obj: Any) -> dict[str, Any]:
         if not isinstance(obj, dict):
-            raise _errors.bad_request(
+            raise errors.bad_request(
                 f"the body of the request must be a {rt.kind} object, got {type(obj).__name__}"
             )
         api_version = obj.setdefault("apiVersion", rt.api_version)
@@ -149,17 +151,17 @@ class Engine:
             group != rt.group
             or self.registry.by_kind(rt.group, api_version.rpartition("/")[2], rt.kind) is None
         ):
-            raise _errors.bad_request(
+            raise errors.bad_request(
                 f"the API version in the data ({api_version}) does not match the expected "
                 f"API version ({rt.api_version})"
             )
         if obj.setdefault("kind", rt.kind) != rt.kind:
-            raise _errors.bad_request(
+            raise errors.bad_request(
                 f"the kind in the data ({obj['kind']}) does not match the expected kind ({rt.kind})"
             )
         obj["apiVersion"] = rt.api_version
         if not isinstance(obj.setdefault("metadata", {}), dict):
-            raise _errors.bad_request("metadata must be an object")
+            raise errors.bad_request("metadata must be an object")
         return obj
 
     def _check_identity(
@@ -167,7 +169,7 @@ class Engine:
     ) -> None:
         meta = obj["metadata"]
         if meta.setdefault("name", name) != name:
-            raise _errors.bad_request(
+            raise errors.bad_request(
                 f"the name of the object ({meta['name']}) does not match "
                 f"the name on the URL ({name})"
             )
@@ -179,12 +181,12 @@ class Engine:
         if not rt.namespaced:
             meta.pop("namespace", None)
         elif not namespace:
-            raise _errors.bad_request(
+            raise errors.bad_request(
                 f"a {rt.kind} is namespaced: set metadata.namespace, "
                 "or send it to a URL with /namespaces/<namespace>/"
             )
         elif meta.setdefault("namespace", namespace) != namespace:
-            raise _errors.bad_request(
+            raise errors.bad_request(
                 "the namespace of the provided object does not match "
                 "the namespace sent on the request"
             )
@@ -198,11 +200,11 @@ class Engine:
         if unknown and opts.field_validation == "Strict":
             if apply:
                 text = "; ".join(f'json: unknown field "{p}"' for p in unknown)
-                raise _errors.bad_request(
+                raise errors.bad_request(
                     "error strict decoding YAML: error unmarshaling JSON: "
                     f"while decoding JSON: {text}"
                 )
-            raise _errors.bad_request(
+            raise errors.bad_request(
                 "strict decoding error: " + ", ".join(f'unknown field "{p}"' for p in unknown)
             )
         for path in unknown:
@@ -214,7 +216,7 @@ class Engine:
     def _defaults(self, rt: ResourceType, obj: dict[str, Any]) -> None:
         rules.apply_defaults(rt.group, rt.kind, obj)
 
-    def _manager_entries(self, stored: Stored | None, obj: dict[str, Any]) -> _managed.Entries:
+    def _manager_entries(self, stored: Stored | None, obj: dict[str, Any]) -> managed.Entries:
         """Ownership to start from: the stored one, or what a PUT/patch body set explicitly."""
         base = stored.entries if stored else {}
         given = obj["metadata"].get("managedFields")
@@ -223,7 +225,7 @@ class Engine:
             and given is not None
             and given != stored.obj["metadata"].get("managedFields")
         ):
-            base = _managed.parse(given) if isinstance(given, list) else {}
+            base = managed.parse(given) if isinstance(given, list) else {}
         return base
 
     # -- reads -----------------------------------------------------------------------------
@@ -243,7 +245,7 @@ class Engine:
         try:
             match_labels, match_fields = label_selector(labels), field_selector(fields)
         except ValueError as exc:
-            raise _errors.bad_request(str(exc)) from None
+            raise errors.bad_request(str(exc)) from None
         items = [
             self.present(rt, s.obj)
             for s in self.store.select(_resource(rt), namespace if rt.namespaced else None)
@@ -272,13 +274,13 @@ class Engine:
                     "message": "Required value: name or generateName is required",
                     "field": "metadata.name",
                 }
-                raise _errors.invalid(rt.kind, rt.group, "", [cause])
+                raise errors.invalid(rt.kind, rt.group, "", [cause])
             meta["name"] = meta["generateName"] + "".join(random.choices(_NAME_CHARS, k=5))
         name = meta["name"]
         if self.store.get(_resource(rt), self._name(rt, namespace, name)) is not None:
-            raise _errors.already_exists(rt, name)
+            raise errors.already_exists(rt, name)
         warnings = self._check_fields(rt, obj, opts, apply=False)
-        for key in _managed.SERVER_METADATA - {"name", "namespace"}:
+        for key in managed.SERVER_METADATA - {"name", "namespace"}:
             meta.pop(key, None)
         meta["uid"] = str(uuid.uuid4())
         meta["creationTimestamp"] = stamp = now()
@@ -286,12 +288,12 @@ class Engine:
             obj.pop("status", None)
         self._defaults(rt, obj)
         scope = _scope(rt, "")
-        entries = _managed.record_update(
+        entries = managed.record_update(
             {},
             (opts.manager, "Update", ""),
             rt.api_version,
             {},
-            _managed.tracked_view(obj, scope),
+            managed.tracked_view(obj, scope),
             stamp,
         )
         result = self._finish(rt, None, obj, entries, opts)
@@ -327,7 +329,7 @@ class Engine:
         old = stored.obj
         given_rv = obj["metadata"].get("resourceVersion")
         if given_rv and given_rv != old["metadata"]["resourceVersion"]:
-            raise _errors.modified(rt, old["metadata"]["name"])
+            raise errors.modified(rt, old["metadata"]["name"])
         base = self._manager_entries(stored, obj)
         if subresource == "status":
             new = copy_json(old)
@@ -338,7 +340,7 @@ class Engine:
                 new.pop("status", None)
         else:
             new = obj
-            for key in _managed.SERVER_METADATA - {"managedFields", "resourceVersion"}:
+            for key in managed.SERVER_METADATA - {"managedFields", "resourceVersion"}:
                 if key in old["metadata"]:
                     new["metadata"][key] = old["metadata"][key]
                 else:
@@ -350,12 +352,12 @@ class Engine:
                     new.pop("status", None)
         self._defaults(rt, new)
         scope = _scope(rt, subresource)
-        entries = _managed.record_update(
+        entries = managed.record_update(
             base,
             (opts.manager, "Update", subresource),
             rt.api_version,
-            _managed.tracked_view(old, scope),
-            _managed.tracked_view(new, scope),
+            managed.tracked_view(old, scope),
+            managed.tracked_view(new, scope),
             now(),
         )
         return self._finish(rt, stored, new, entries, opts)
@@ -373,11 +375,11 @@ class Engine:
         """PATCH in any of the four patch formats; apply creates a missing object (201)."""
         content_type = content_type.split(";")[0].strip().lower()
         if content_type not in PATCH_TYPES:
-            raise _errors.unsupported_media_type(content_type, list(PATCH_TYPES))
+            raise errors.unsupported_media_type(content_type, list(PATCH_TYPES))
         if content_type == APPLY:
             return self._apply(rt, namespace, name, body, opts, subresource)
         if opts.force:
-            raise _errors.invalid_patch_options(
+            raise errors.invalid_patch_options(
                 "force",
                 "FieldValueForbidden",
                 "Forbidden: may not be specified for non-apply patch",
@@ -389,13 +391,13 @@ class Engine:
             if content_type == JSON_PATCH:
                 candidate = json_patch(old, patch)
             elif not isinstance(patch, dict):
-                raise _errors.bad_request(f"a {content_type} patch must be a JSON object")
+                raise errors.bad_request(f"a {content_type} patch must be a JSON object")
             elif content_type == MERGE:
                 candidate = merge_patch(old, patch)
             else:
                 candidate = strategic_merge(old, patch)
         except JSONPatchError as exc:
-            raise _errors.APIStatusError(_errors.status_body(422, "Invalid", str(exc))) from None
+            raise errors.APIStatusError(errors.status_body(422, "Invalid", str(exc))) from None
         obj = self._check_type(rt, candidate)
         self._check_identity(rt, obj, namespace, name)
         warnings = self._check_fields(rt, obj, opts, apply=False)
@@ -413,25 +415,25 @@ class Engine:
         subresource: str,
     ) -> Result:
         if not opts.field_manager:
-            raise _errors.invalid_patch_options(
+            raise errors.invalid_patch_options(
                 "fieldManager", "FieldValueRequired", "Required value: is required for apply patch"
             )
         config = decode_body(body, yaml_ok=True)
         if not isinstance(config, dict):
-            raise _errors.bad_request("an apply patch must be a YAML or JSON object")
+            raise errors.bad_request("an apply patch must be a YAML or JSON object")
         meta = config.get("metadata")
         if not isinstance(meta, dict):
             meta = config["metadata"] = {}
         if meta.get("managedFields") is not None:
-            raise _errors.bad_request("metadata.managedFields must be nil")
+            raise errors.bad_request("metadata.managedFields must be nil")
         if config.get("apiVersion") != rt.api_version:
-            raise _errors.bad_request(
+            raise errors.bad_request(
                 "Incorrect version specified in apply patch. "
                 f"Specified patch version: {config.get('apiVersion', '')}, "
                 f"expected: {rt.api_version}"
             )
         if config.get("kind") != rt.kind:
-            raise _errors.bad_request(
+            raise errors.bad_request(
                 "Incorrect kind specified in apply patch. "
                 f"Specified patch kind: {config.get('kind', '')}, expected: {rt.kind}"
             )
@@ -444,15 +446,15 @@ class Engine:
             and given_rv
             and given_rv != stored.obj["metadata"]["resourceVersion"]
         ):
-            raise _errors.modified(rt, name)
+            raise errors.modified(rt, name)
         given_uid = meta.get("uid")
         live_uid = stored.obj["metadata"]["uid"] if stored is not None else ""
         if given_uid and given_uid != live_uid:
-            raise _errors.uid_mismatch(given_uid, live_uid)
+            raise errors.uid_mismatch(given_uid, live_uid)
         stamp = now()
         if stored is None:
             if subresource:
-                raise _errors.not_found(rt, name)
+                raise errors.not_found(rt, name)
             live: dict[str, Any] = {
                 "apiVersion": rt.api_version,
                 "kind": rt.kind,
@@ -460,11 +462,11 @@ class Engine:
             }
             if rt.namespaced:
                 live["metadata"]["namespace"] = namespace
-            entries: _managed.Entries = {}
+            entries: managed.Entries = {}
         else:
             live, entries = _without_managed_fields(self.present(rt, stored.obj)), stored.entries
-        applied = _managed.tracked_view(strip_nulls(config), _scope(rt, subresource))
-        merged, entries = _managed.apply(
+        applied = managed.tracked_view(strip_nulls(config), _scope(rt, subresource))
+        merged, entries = managed.apply(
             entries,
             (opts.field_manager, "Apply", subresource),
             rt.api_version,
@@ -485,7 +487,7 @@ class Engine:
         rt: ResourceType,
         stored: Stored | None,
         obj: dict[str, Any],
-        entries: _managed.Entries,
+        entries: managed.Entries,
         opts: WriteOptions,
     ) -> Result:
         """Validate, then persist (unless a no-op or a dry run) and emit the watch event."""
@@ -500,7 +502,7 @@ class Engine:
             self.registry.gates,
         )
         if causes:
-            raise _errors.invalid(rt.kind, rt.group, meta.get("name", ""), causes)
+            raise errors.invalid(rt.kind, rt.group, meta.get("name", ""), causes)
         if old is not None and stored is not None:
             meta["resourceVersion"] = old["metadata"]["resourceVersion"]
             meta["managedFields"] = old["metadata"].get("managedFields", [])
@@ -512,7 +514,7 @@ class Engine:
             meta["generation"] = generation
         else:
             meta["generation"] = 1
-        meta["managedFields"] = _managed.render(entries)
+        meta["managedFields"] = managed.render(entries)
         obj = _ordered(obj)
         meta = obj["metadata"]
         if opts.dry_run:
@@ -540,7 +542,7 @@ class Engine:
     ) -> Result:
         """DELETE with ``propagationPolicy`` (Background by default) and finalizers."""
         if propagation not in (None, "Background", "Foreground", "Orphan"):
-            raise _errors.bad_request(
+            raise errors.bad_request(
                 f"Unsupported propagationPolicy {propagation!r}: "
                 "use Background, Foreground or Orphan"
             )
@@ -635,15 +637,15 @@ class Engine:
             meta["ownerReferences"] = remaining
         else:
             meta.pop("ownerReferences", None)
-        entries = _managed.record_update(
+        entries = managed.record_update(
             stored.entries,
             ("garbage-collector", "Update", ""),
             obj["apiVersion"],
-            _managed.tracked_view(stored.obj, "main"),
-            _managed.tracked_view(obj, "main"),
+            managed.tracked_view(stored.obj, "main"),
+            managed.tracked_view(obj, "main"),
             now(),
         )
-        meta["managedFields"] = _managed.render(entries)
+        meta["managedFields"] = managed.render(entries)
         meta["resourceVersion"] = str(self.store.next_rv())
         self.store.put(resource, (meta.get("namespace", ""), meta["name"]), Stored(obj, entries))
 
@@ -653,7 +655,7 @@ def _without_managed_fields(obj: dict[str, Any]) -> dict[str, Any]:
     return {**obj, "metadata": meta}
 
 
-def _same_ownership(a: _managed.Entries, b: _managed.Entries) -> bool:
+def _same_ownership(a: managed.Entries, b: managed.Entries) -> bool:
     return a.keys() == b.keys() and all(
         a[k].fields == b[k].fields and a[k].api_version == b[k].api_version for k in a
     )
@@ -667,8 +669,8 @@ def decode_body(body: bytes | str | Any, *, yaml_ok: bool) -> Any:
         return json.loads(body)
     except ValueError as exc:
         if not yaml_ok:
-            raise _errors.bad_request(f"error decoding the request body as JSON: {exc}") from None
+            raise errors.bad_request(f"error decoding the request body as JSON: {exc}") from None
     try:
         return yaml.safe_load(body)
     except yaml.YAMLError as exc:
-        raise _errors.bad_request(f"error decoding YAML: {exc}") from None
+        raise errors.bad_request(f"error decoding YAML: {exc}") from None
