@@ -22,7 +22,11 @@ from workloadbuilder.testing.apply.merge import (
 from workloadbuilder.testing.common import errors
 from workloadbuilder.testing.common.resources import Registry, ResourceType
 from workloadbuilder.testing.engine import decoding, object_types
-from workloadbuilder.testing.engine.unknown_fields import FieldChecker, prune
+from workloadbuilder.testing.engine.unknown_fields import (
+    FieldChecker,
+    model_type_errors,
+    prune,
+)
 from workloadbuilder.testing.store.selectors import field_selector, label_selector
 from workloadbuilder.testing.store.store import GroupResource, Name, Store, Stored
 
@@ -780,6 +784,9 @@ def _check_go_types(rt: ResourceType, obj: dict[str, Any]) -> None:
         ) from None
     try:
         object_types.check_object_meta(obj, rt.kind)
+        problems = model_type_errors(rt.group, rt.version, rt.kind, obj)
+        if problems:
+            raise object_types.TypeMismatch(problems[0])
     except object_types.TypeMismatch as exc:
         version = str(obj.get("apiVersion") or rt.api_version).rpartition("/")[2]
         raise errors.bad_request(
