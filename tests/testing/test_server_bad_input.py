@@ -15,20 +15,11 @@ from typing import Any
 
 import aiohttp
 import pytest
-from server_helpers import APPLY, PG_PATH, Reply, bounded, call, pod_group
+from server_helpers import APPLY, PG_PATH, Reply, bounded, call, pod, pod_group
 
 from workloadbuilder.testing import FakeAPIServer
 
 POD_PATH = "/api/v1/namespaces/default/pods"
-
-
-def pod(name: str = "p", **meta: Any) -> dict[str, Any]:
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name, **meta},
-        "spec": {"containers": [{"name": "c", "image": "busybox"}]},
-    }
 
 
 def assert_status(reply: Reply, code: int, reason: str, message: str | None = None) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from server_helpers import APPLY, PG_PATH, bounded, call, pod_group
+from server_helpers import APPLY, PG_PATH, bounded, call, pod, pod_group
 
 from workloadbuilder.testing import FakeAPIServer
 
@@ -34,15 +34,6 @@ LABEL_VALUE = (
     "'my_value',  or '12345', regex used for validation is "
     "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
 )
-
-
-def pod(name: str = "p", **meta: Any) -> dict[str, Any]:
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name, **meta},
-        "spec": {"containers": [{"name": "c", "image": "busybox"}]},
-    }
 
 
 def owner(**fields: Any) -> dict[str, Any]:

@@ -9,6 +9,8 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
+from workloadbuilder.testing.engine.object_types import json_kind
+
 FieldChecker = Callable[[str, str, str, dict[str, Any]], list[str]]
 """``(group, version, kind, obj) -> paths of unknown fields`` such as ``spec.foo``."""
 
@@ -170,16 +172,6 @@ def _located(model: Any, loc: tuple[Any, ...]) -> tuple[str, str, str] | None:
     return struct, ".".join(names), _go_type(annotation)
 
 
-def _json_kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
-
-
 def model_type_errors(group: str, version: str, kind: str, obj: dict[str, Any]) -> list[str]:
     """Go's ``json: cannot unmarshal ...`` texts for values of the wrong JSON type in ``obj``.
 
@@ -211,7 +203,7 @@ def model_type_errors(group: str, version: str, kind: str, obj: dict[str, Any]) 
                 continue
             struct, path, go_type = located
             value = error.get("input")
-            shown = _json_kind(value)
+            shown = json_kind(value)
             if out_of_int32 or (isinstance(value, float) and go_type.startswith("int")):
                 shown = f"number {json.dumps(value)}"
             texts.append(
