@@ -11,7 +11,7 @@ API does not embed the block verbatim.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar, Literal, TypeVar
@@ -225,11 +225,14 @@ class WorkloadItem:
         """True when the item has children (a CompositePodGroupTemplate)."""
         return bool(self.children)
 
-    def walk(self) -> Iterable[WorkloadItem]:
-        """This item and its descendants, depth first, in child order."""
-        yield self
-        for child in self.children:
-            yield from child.walk()
+    def walk(self) -> Iterator[WorkloadItem]:
+        """This item and its descendants, depth first, in child order (no recursion, so any
+        depth is fine)."""
+        stack = [self]
+        while stack:
+            item = stack.pop()
+            yield item
+            stack.extend(reversed(item.children))
 
     def block_path(self, block: _BlockInput) -> FieldPath | None:
         """The controller path of one of this item's building blocks."""
@@ -244,14 +247,16 @@ class WorkloadItem:
             return _map_composite_input(self.input)
         return _map_leaf_input(self.input)
 
-    def resolve(self) -> SchedulingConfig:
+    def resolve(self, user: SchedulingConfig | None = None) -> SchedulingConfig:
         """Default config, overridden per field by the item's blocks, then the callbacks.
 
-        Raises whatever a callback raises, and ``TypeError`` when a callback or the default
-        config gives something other than a well-typed ``SchedulingConfig``.
+        ``user`` is ``user_config()`` when the caller has it already. Raises whatever a
+        callback raises, and ``TypeError`` when a callback or the default config gives
+        something other than a well-typed ``SchedulingConfig``.
         """
         resolved = self.default_config or SchedulingConfig()
-        user = self.user_config()
+        if user is None:
+            user = self.user_config()
         changes: dict[str, Any] = {}
         if user.policy is not None:
             changes["policy"] = user.policy

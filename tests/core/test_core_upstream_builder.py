@@ -257,7 +257,10 @@ def test_empty_leaf_name_fails_before_resolution_and_callbacks() -> None:
     )
     assert build_error(item) == "workload item name cannot be empty"
     [err] = Builder(item, BuildOptions(owner=job_owner())).validate()
-    assert str(err) == "<nil>: Internal error: workload item name cannot be empty"
+    # Upstream reports it at the root's nil path; ours names the root's template.
+    assert str(err) == (
+        "spec.podGroupTemplates[0]: Internal error: workload item name cannot be empty"
+    )
     assert ran == []
 
 
