@@ -44,7 +44,7 @@ from .item import (
 )
 from .job import job_builder, job_pod_group, workload_item_for_job
 from .naming import generate_pod_group_name, generate_workload_name
-from .runtime import instantiate, set_scheduling_group
+from .runtime import RuntimeObjects, instantiate, set_scheduling_group
 
 __all__ = [
     "AllDisruptionMode",
@@ -66,6 +66,7 @@ __all__ = [
     "PolicyInput",
     "ResourceClaim",
     "ResourceClaimsInput",
+    "RuntimeObjects",
     "SchedulingConfig",
     "SchedulingConfigFunc",
     "SchedulingConstraints",
