@@ -6,6 +6,12 @@ import re
 
 __all__ = ["dns_label_errors", "dns_subdomain_errors", "label_key_errors"]
 
+
+def _byte_length(value: str) -> int:
+    """Length in UTF-8 bytes; a lone surrogate (which a Go string holds as U+FFFD) counts 3."""
+    return len(value.encode("utf-8", "surrogatepass"))
+
+
 _LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _SUBDOMAIN = _LABEL + r"(\." + _LABEL + ")*"
 _QUALIFIED = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
@@ -52,7 +58,7 @@ _QUALIFIED_MESSAGE = (
 def dns_label_errors(value: str) -> list[str]:
     """Problems of ``value`` as an RFC 1123 DNS label (a template or claim name)."""
     errors = []
-    if len(value.encode()) > 63:
+    if _byte_length(value) > 63:
         errors.append("must be no more than 63 bytes")
     if not _LABEL_RE.fullmatch(value):
         errors.append(LABEL_MESSAGE)
@@ -62,7 +68,7 @@ def dns_label_errors(value: str) -> list[str]:
 def dns_subdomain_errors(value: str) -> list[str]:
     """Problems of ``value`` as an RFC 1123 DNS subdomain (an object name)."""
     errors = []
-    if len(value.encode()) > 253:
+    if _byte_length(value) > 253:
         errors.append("must be no more than 253 bytes")
     if not _SUBDOMAIN_RE.fullmatch(value):
         errors.append(SUBDOMAIN_MESSAGE)
@@ -85,7 +91,7 @@ def label_key_errors(value: str) -> list[str]:
         return [_QUALIFIED_MESSAGE]
     if not name:
         errors.append("name part must be non-empty")
-    elif len(name.encode()) > 63:
+    elif _byte_length(name) > 63:
         errors.append("name part must be no more than 63 bytes")
     if name and not _QUALIFIED_RE.fullmatch(name):
         errors.append(_NAME_PART_MESSAGE)
