@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from ..api.meta_v1 import OwnerReference
 from ..api.scheduling_v1beta1 import PodGroup, PodGroupTemplate, Workload
-from ..builder import Builder, BuildError, BuildOptions
+from ..builder import Builder, BuildError, BuildOptions, api_group
 from ..field import ErrorList, FieldPath
 from ..naming import generate_pod_group_name
 from ._read import JobView, as_document, check_bounded, read_job
@@ -310,7 +310,7 @@ def _delegated(
     mode = JobSchedulingMode.POD_GROUP_ONLY
     parent = view.meta.controller()
     assert parent is not None  # the mode says so
-    group = _api_group(parent.api_version)
+    group = api_group(parent.api_version)
     parent_workload = next(
         (
             w
@@ -414,15 +414,6 @@ def _parse(kind: type[Workload] | type[PodGroup], obj: object, what: str) -> Any
     except ValidationError as exc:
         errors = ErrorList.from_pydantic(exc, FieldPath(what), model=kind)
         raise BuildError(f"{what} is not a {kind.__name__}: {errors}", errors) from None
-
-
-def _api_group(api_version: str) -> str | None:
-    """The group of an ``apiVersion``, as apimachinery's ``ParseGroupVersion`` (None: invalid)."""
-    if api_version in ("", "/"):
-        return ""
-    if api_version.count("/") > 1:
-        return None
-    return api_version.split("/")[0] if "/" in api_version else ""
 
 
 def _refers_to_job(workload: Workload, job_name: str) -> bool:
