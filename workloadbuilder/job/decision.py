@@ -12,7 +12,7 @@ its PodGroup).
 from __future__ import annotations
 
 import enum
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -263,25 +263,19 @@ def _root(
         for g in _groups_of(workload, pod_groups)
         if _controlled_by(g.metadata.owner_references, view.uid)
     ]
-    pod_group: PodGroup | None = None
-    create: PodGroup | None = None
-    if len(groups) == 1:
-        pod_group, outcome, message = groups[0], JobSchedulingOutcome.EXISTING, "in use"
-    elif len(groups) > 1:
+    if len(groups) > 1:
+        pod_group, create = None, None
         outcome = JobSchedulingOutcome.SEVERAL_POD_GROUPS
         message = (
             f"found {len(groups)} PodGroups referencing Workload {workload.metadata.namespace}/"
             f"{workload.metadata.name}, falling back to default scheduling"
         )
-    elif new_job:
-        create = _new_pod_group(view, workload, templates[0], link=True)
-        outcome, message = (
-            JobSchedulingOutcome.CREATE_POD_GROUP,
-            f"create PodGroup {create.metadata.name}",
-        )
     else:
-        outcome = JobSchedulingOutcome.STARTED_WITHOUT_OBJECTS
-        message = "the Job has started: its PodGroup is not created, default scheduling"
+        pod_group, create, outcome, message = _pod_group_step(
+            groups[0] if groups else None,
+            new_job,
+            lambda: _new_pod_group(view, workload, templates[0], link=True),
+        )
     try:
         desired = builder_for_view(view).workload().spec.pod_group_templates or []
     except BuildError as exc:  # syncGangMinCount returns the error, without an event
@@ -351,18 +345,9 @@ def _delegated(
         ),
         None,
     )
-    create: PodGroup | None = None
-    if pod_group is not None:
-        outcome, message = JobSchedulingOutcome.EXISTING, "in use"
-    elif new_job:
-        create = _new_pod_group(view, parent_workload, template, link=False)
-        outcome, message = (
-            JobSchedulingOutcome.CREATE_POD_GROUP,
-            f"create PodGroup {create.metadata.name}",
-        )
-    else:
-        outcome = JobSchedulingOutcome.STARTED_WITHOUT_OBJECTS
-        message = "the Job has started: its PodGroup is not created, default scheduling"
+    pod_group, create, outcome, message = _pod_group_step(
+        pod_group, new_job, lambda: _new_pod_group(view, parent_workload, template, link=False)
+    )
     return JobSchedulingDecision(
         mode,
         outcome,
@@ -376,6 +361,28 @@ def _delegated(
 
 
 # -- helpers ---------------------------------------------------------------------------------------
+
+
+def _pod_group_step(
+    found: PodGroup | None, new_job: bool, make: Callable[[], PodGroup]
+) -> tuple[PodGroup | None, PodGroup | None, JobSchedulingOutcome, str]:
+    """The existing PodGroup; else a new one for a new Job; else none (default scheduling)."""
+    if found is not None:
+        return found, None, JobSchedulingOutcome.EXISTING, "in use"
+    if new_job:
+        create = make()
+        return (
+            None,
+            create,
+            JobSchedulingOutcome.CREATE_POD_GROUP,
+            f"create PodGroup {create.metadata.name}",
+        )
+    return (
+        None,
+        None,
+        JobSchedulingOutcome.STARTED_WITHOUT_OBJECTS,
+        "the Job has started: its PodGroup is not created, default scheduling",
+    )
 
 
 def _started(mode: JobSchedulingMode, new_job: bool) -> JobSchedulingDecision:
