@@ -17,7 +17,9 @@ from multidict import CIMultiDict, MultiMapping
 from workloadbuilder.testing.common import errors
 from workloadbuilder.testing.common.resources import Registry, ResourceType
 from workloadbuilder.testing.engine.operations import Engine, Result, WriteOptions, decode_body
+from workloadbuilder.testing.server import discovery, negotiation, protobuf, views
 from workloadbuilder.testing.server.faults import Fault, Faults, RecordedRequest
+from workloadbuilder.testing.server.nonresource import NonResource
 from workloadbuilder.testing.store.selectors import field_selector, label_selector
 from workloadbuilder.testing.store.store import Event, Watcher
 
@@ -97,6 +99,7 @@ class HTTPHandler:
         self.requests = requests
         self.address = address
         self.bookmark_interval = bookmark_interval
+        self.nonresource = NonResource(self.registry)
 
     async def __call__(self, request: web.BaseRequest) -> web.StreamResponse:
         body = await request.read()
@@ -132,7 +135,10 @@ class HTTPHandler:
                 request.transport.abort()
             raise asyncio.CancelledError
         if fault.kind == "conflict":
-            target = self._target(request.path)
+            try:
+                target = self._target(request.path)
+            except _PageNotFound:
+                target = {}
             if isinstance(target, Target) and target.name:
                 raise errors.modified(target.rt, target.name)
             raise errors.APIStatusError(
@@ -177,13 +183,15 @@ class HTTPHandler:
         elif parts[0] == "apis":
             if len(parts) == 1:
                 return self.registry.api_group_list()
+            if not self.registry.group_versions(parts[1]):
+                raise _PageNotFound
             if len(parts) == 2:
                 return self.registry.api_group(parts[1]) or _not_served()
             group, version, rest = parts[1], parts[2], parts[3:]
         else:
-            raise errors.path_not_found()
+            raise _PageNotFound
         if not rest:
-            return self.registry.resource_list(group, version) or _not_served()
+            return discovery.resource_list(self.registry, group, version) or _not_served()
         namespace = None
         if rest[0] == "namespaces" and len(rest) >= 3:
             nested = self.registry.get(group, version, rest[2])
@@ -201,13 +209,28 @@ class HTTPHandler:
         return Target(rt, namespace, name, sub)
 
     async def _serve(self, request: web.BaseRequest, body: bytes) -> web.StreamResponse:
-        target = self._target(request.path)
+        answer = self.nonresource.answer(request)
+        if answer is not None:
+            return answer
+        try:
+            target = self._target(request.path)
+        except _PageNotFound:
+            return negotiation.plain(404, "404 page not found\n")
+        accept = request.headers.get("Accept", "")
         if not isinstance(target, Target):
             if request.method != "GET":
                 raise errors.method_not_allowed(request.method)
-            return _json(200, target)
+            return self.nonresource.discovery(request.path, accept, target)
+        content_type = request.headers.get("Content-Type", "")
+        refused = negotiation.refuse_request(request.method, content_type, body, accept)
+        if refused is not None:
+            return refused
+        negotiation.check_body_type(request.method, content_type)
+        if content_type.startswith(negotiation.PROTOBUF):
+            body = protobuf.to_json(target.rt, body)
         query = request.query
         method = request.method
+        media = views.chosen(accept)
         if method == "GET":
             if target.name is None:
                 if _bool(query, "watch"):
@@ -218,8 +241,10 @@ class HTTPHandler:
                     query.get("labelSelector"),
                     query.get("fieldSelector"),
                 )
-                return _json(200, _page(listing, query.get("limit"), query.get("continue")))
-            return _json(200, self.engine.get(target.rt, target.namespace, target.name))
+                page = _page(listing, query.get("limit"), query.get("continue"))
+                return views.respond(media, 200, views.shape(media, query, target.rt, page))
+            obj = self.engine.get(target.rt, target.namespace, target.name)
+            return views.respond(media, 200, views.shape(media, query, target.rt, obj))
         if method == "DELETE":
             if target.name is None:
                 return self._delete_collection(target, query, body)
@@ -324,6 +349,7 @@ class HTTPHandler:
                 initial = self.engine.store.subscribe(watcher, int(rv_text))
         except errors.APIStatusError as exc:
             expired = exc
+        shaper = views.watch_shaper(views.chosen(request.headers.get("Accept", "")), query, rt)
         response = web.StreamResponse(status=200, headers=_JSON)
         response.enable_chunked_encoding()
         await response.prepare(request)
@@ -332,10 +358,10 @@ class HTTPHandler:
                 await _send(response, "ERROR", expired.status)
                 return response
             for event in initial:
-                await _send(response, event.type, self.engine.present(rt, event.obj))
+                await _send(response, event.type, shaper(self.engine.present(rt, event.obj)))
             if bookmarks and _bool(query, "sendInitialEvents"):
                 await self._bookmark(response, rt, initial_end=True)
-            await self._stream(request, response, watcher, rt, timeout, bookmarks)
+            await self._stream(request, response, watcher, rt, timeout, bookmarks, shaper)
         except (ConnectionResetError, asyncio.CancelledError):
             pass
         finally:
@@ -350,6 +376,7 @@ class HTTPHandler:
         rt: ResourceType,
         timeout: float | None,
         bookmarks: bool,
+        shaper: Callable[[dict[str, Any]], dict[str, Any]],
     ) -> None:
         deadline = None if timeout is None else time.monotonic() + timeout
         next_bookmark = time.monotonic() + self.bookmark_interval
@@ -414,6 +441,10 @@ def _page(listing: dict[str, Any], limit: str | None, token: str | None) -> dict
 def _key(item: dict[str, Any]) -> tuple[str, str]:
     meta = item["metadata"]
     return (meta.get("namespace") or "", meta["name"])
+
+
+class _PageNotFound(Exception):
+    """A path outside every API: Go's mux answers a plain-text ``404 page not found``."""
 
 
 def _not_served() -> dict[str, Any]:
