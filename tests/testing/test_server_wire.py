@@ -120,7 +120,11 @@ async def test_unknown_fields_strict_warn_ignore() -> None:
         assert "spec.bogus" in strict.json()["message"]
         created = await call(server, "POST", PG_PATH, bad, params={"fieldValidation": "Strict"})
         assert created.status == 400
-        assert created.json()["message"] == 'strict decoding error: unknown field "spec.bogus"'
+        # Observed: `PodGroup in version "v1alpha2" cannot be handled as a PodGroup: ...`
+        assert created.json()["message"] == (
+            'PodGroup in version "v1beta1" cannot be handled as a PodGroup: '
+            'strict decoding error: unknown field "spec.bogus"'
+        )
         warned = await apply(server, bad, "ctl")
         assert warned.status == 201
         assert warned.warnings == ['299 - "unknown field \\"spec.bogus\\""']

@@ -6,6 +6,8 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
+from workloadbuilder.api.meta_v1 import ObjectMeta
+
 FieldChecker = Callable[[str, str, str, dict[str, Any]], list[str]]
 """``(group, version, kind, obj) -> paths of unknown fields`` such as ``spec.foo``."""
 
@@ -29,20 +31,67 @@ def _format(loc: tuple[Any, ...]) -> str:
     return text
 
 
-def model_unknown_fields(group: str, version: str, kind: str, obj: dict[str, Any]) -> list[str]:
-    """Unknown fields according to ``workloadbuilder.api``; none for kinds it does not model."""
-    model = _model(group, version, kind)
-    if model is None:
-        return []
+_OBJECT = ("apiVersion", "kind", "metadata")
+_EVENT = (
+    "involvedObject",
+    "reason",
+    "message",
+    "source",
+    "firstTimestamp",
+    "lastTimestamp",
+    "count",
+    "type",
+    "eventTime",
+    "series",
+    "action",
+    "related",
+    "reportingComponent",
+    "reportingInstance",
+)
+TOP_LEVEL: dict[tuple[str, str], tuple[str, ...]] = {
+    ("", "Pod"): (*_OBJECT, "spec", "status"),
+    ("", "Namespace"): (*_OBJECT, "spec", "status"),
+    ("", "Node"): (*_OBJECT, "spec", "status"),
+    ("", "Event"): (*_OBJECT, *_EVENT),
+    ("batch", "Job"): (*_OBJECT, "spec", "status"),
+    ("scheduling.k8s.io", "PriorityClass"): (
+        *_OBJECT,
+        "value",
+        "globalDefault",
+        "description",
+        "preemptionPolicy",
+    ),
+}
+"""The top-level fields of the kinds the SDK does not model (their metadata is checked too)."""
+
+
+def _extra(model: Any, obj: Any, prefix: str = "") -> list[str]:
     try:
         model.model_validate(obj)
     except ValueError as exc:
         errors = getattr(exc, "errors", None)
         if callable(errors):
             return [
-                _format(tuple(e["loc"])) for e in errors() if e.get("type") == "extra_forbidden"
+                prefix + _format(tuple(e["loc"]))
+                for e in errors()
+                if e.get("type") == "extra_forbidden"
             ]
     return []
+
+
+def model_unknown_fields(group: str, version: str, kind: str, obj: dict[str, Any]) -> list[str]:
+    """Unknown fields according to ``workloadbuilder.api``; for the kinds it does not model,
+    the unknown top-level and ``metadata`` fields."""
+    model = _model(group, version, kind)
+    if model is not None:
+        return _extra(model, obj)
+    known = TOP_LEVEL.get((group, kind))
+    if known is None:
+        return []
+    unknown = [key for key in obj if key not in known]
+    if isinstance(obj.get("metadata"), dict):
+        unknown += _extra(ObjectMeta, obj["metadata"], "metadata.")
+    return unknown
 
 
 def prune(obj: dict[str, Any], path: str) -> None:

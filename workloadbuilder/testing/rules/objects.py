@@ -63,7 +63,7 @@ def validate_object(
         return [e.to_cause() for e in _ratcheted(validate_pod(obj, old), obj, old)]
     if (group, kind) == ("batch", "Job"):
         return [e.to_cause() for e in _ratcheted(validate_job(obj, old, gates), obj, old)]
-    if group != SCHEDULING_GROUP:
+    if group != SCHEDULING_GROUP or kind == "PriorityClass":
         return []
     errs = _metadata(obj)
     if kind == "Workload":

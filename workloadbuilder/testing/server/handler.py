@@ -17,8 +17,10 @@ from multidict import CIMultiDict, MultiMapping
 from workloadbuilder.testing.common import errors
 from workloadbuilder.testing.common.resources import Registry, ResourceType
 from workloadbuilder.testing.engine.operations import Engine, Result, WriteOptions, decode_body
+from workloadbuilder.testing.rules.field_labels import field_label_error
 from workloadbuilder.testing.server import discovery, negotiation, protobuf, views
 from workloadbuilder.testing.server.faults import Fault, Faults, RecordedRequest
+from workloadbuilder.testing.server.job_deletion import delete_orphaning, orphans_by_default
 from workloadbuilder.testing.server.nonresource import NonResource
 from workloadbuilder.testing.store.selectors import field_selector, label_selector
 from workloadbuilder.testing.store.store import Event, Watcher
@@ -31,6 +33,10 @@ _FALSE = frozenset({"0", "f", "F", "false", "FALSE", "False"})
 VERSION_INFO = {
     "major": "1",
     "minor": "37",
+    "emulationMajor": "1",
+    "emulationMinor": "37",
+    "minCompatibilityMajor": "1",
+    "minCompatibilityMinor": "36",
     "gitVersion": "v1.37.0",
     "gitCommit": "0000000000000000000000000000000000000000",
     "gitTreeState": "clean",
@@ -242,6 +248,8 @@ class HTTPHandler:
                     query.get("fieldSelector"),
                 )
                 page = _page(listing, query.get("limit"), query.get("continue"))
+                if query.get("labelSelector") or query.get("fieldSelector"):
+                    page["metadata"].pop("remainingItemCount", None)  # as etcd3's store
                 return views.respond(media, 200, views.shape(media, query, target.rt, page))
             obj = self.engine.get(target.rt, target.namespace, target.name)
             return views.respond(media, 200, views.shape(media, query, target.rt, obj))
@@ -299,6 +307,8 @@ class HTTPHandler:
             policy = "Orphan"
         dry = _dry_run(query.getall("dryRun", []) or list(options.get("dryRun") or []))
         assert target.name is not None
+        if policy is None and orphan is None and orphans_by_default(target.rt):
+            return delete_orphaning(self.engine, target.rt, target.namespace, target.name, dry)
         return self.engine.delete(target.rt, target.namespace, target.name, policy, dry)
 
     def _delete_collection(
@@ -325,6 +335,9 @@ class HTTPHandler:
             )
         except ValueError as exc:
             raise errors.bad_request(str(exc)) from None
+        unsupported = field_label_error(rt.group, rt.kind, query.get("fieldSelector"))
+        if unsupported is not None:
+            raise errors.bad_request(unsupported)
         rv_text = query.get("resourceVersion") or ""
         if rv_text not in ("", "0") and not rv_text.isdigit():
             raise errors.bad_request(f'invalid resourceVersion "{rv_text}": must be a number')
