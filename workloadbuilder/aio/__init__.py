@@ -1,0 +1,35 @@
+"""Async helpers on kubernetes-asyncio (or the official client's ``kubernetes.aio``).
+
+Put the objects on a cluster and keep them right: ``preflight``, ``apply``, ``resize``,
+``delete`` and ``reconcile``. Requests go through the caller's configured ``ApiClient``.
+Install with ``pip install 'workloadbuilder[aio]'``.
+"""
+
+from ._transport import RetryPolicy
+from .apply import DEFAULT_CONCURRENCY, apply
+from .errors import (
+    APIError,
+    ApplyError,
+    FieldConflict,
+    FieldConflictError,
+    InvalidObjectError,
+    MissingAPI,
+    MissingAPIError,
+    ObjectRef,
+)
+from .preflight import preflight
+
+__all__ = [
+    "DEFAULT_CONCURRENCY",
+    "APIError",
+    "ApplyError",
+    "FieldConflict",
+    "FieldConflictError",
+    "InvalidObjectError",
+    "MissingAPI",
+    "MissingAPIError",
+    "ObjectRef",
+    "RetryPolicy",
+    "apply",
+    "preflight",
+]
