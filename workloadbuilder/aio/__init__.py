@@ -7,6 +7,7 @@ Install with ``pip install 'workloadbuilder[aio]'``.
 
 from ._transport import RetryPolicy
 from .apply import DEFAULT_CONCURRENCY, apply
+from .delete import delete
 from .errors import (
     APIError,
     ApplyError,
@@ -18,9 +19,11 @@ from .errors import (
     ObjectRef,
 )
 from .preflight import preflight
+from .resize import DEFAULT_FIELD_MANAGER, resize
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
+    "DEFAULT_FIELD_MANAGER",
     "APIError",
     "ApplyError",
     "FieldConflict",
@@ -31,5 +34,7 @@ __all__ = [
     "ObjectRef",
     "RetryPolicy",
     "apply",
+    "delete",
     "preflight",
+    "resize",
 ]

@@ -94,7 +94,7 @@ _BY_KIND: dict[tuple[str, str], Resource] = {
 }
 
 
-def as_document(obj: SchedulingObject | Mapping[str, Any]) -> dict[str, Any]:
+def as_document(obj: K8sModel | Mapping[str, Any]) -> dict[str, Any]:
     """The object's JSON (an SDK model's ``to_dict()``, or a copy of a mapping)."""
     if isinstance(obj, K8sModel):
         return obj.to_dict()
