@@ -18,7 +18,9 @@ from .errors import (
     MissingAPIError,
     ObjectRef,
 )
+from .events import Event
 from .preflight import preflight
+from .reconcile import ReconcileResult, reconcile
 from .resize import DEFAULT_FIELD_MANAGER, resize
 
 __all__ = [
@@ -26,15 +28,18 @@ __all__ = [
     "DEFAULT_FIELD_MANAGER",
     "APIError",
     "ApplyError",
+    "Event",
     "FieldConflict",
     "FieldConflictError",
     "InvalidObjectError",
     "MissingAPI",
     "MissingAPIError",
     "ObjectRef",
+    "ReconcileResult",
     "RetryPolicy",
     "apply",
     "delete",
     "preflight",
+    "reconcile",
     "resize",
 ]

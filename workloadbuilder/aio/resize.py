@@ -51,7 +51,7 @@ def _identify(target: PodGroup | Mapping[str, Any] | str, namespace: str | None)
     return ObjectRef("PodGroup", ns, name, POD_GROUPS.api_version)
 
 
-def _template_patch(spec: Mapping[str, Any], template: str, min_count: int) -> Any:
+def template_patch(spec: Mapping[str, Any], template: str, min_count: int) -> Any:
     """The strategic merge patch of ``spec`` setting ``template``'s minCount, if it differs.
 
     ``None`` when the template already has ``min_count``; ``ValueError`` when it is missing
@@ -68,7 +68,7 @@ def _template_patch(spec: Mapping[str, Any], template: str, min_count: int) -> A
             return {"podGroupTemplates": [leaf_patch]}
     for parent in spec.get("compositePodGroupTemplates") or ():
         try:
-            inner = _template_patch(parent, template, min_count)
+            inner = template_patch(parent, template, min_count)
         except LookupError:
             continue
         return (
@@ -117,7 +117,7 @@ async def resize(
         workload = await get_document(transport, WORKLOADS, ref.namespace, workload_name)
         if workload is not None:
             try:
-                patch = _template_patch(workload.get("spec") or {}, template, count)
+                patch = template_patch(workload.get("spec") or {}, template, count)
             except LookupError:
                 raise ValueError(
                     f"{ref} names template {template!r}, which Workload {workload_name!r} lacks"
