@@ -155,6 +155,10 @@ class Transport:
         target: ObjectRef | None = None,
     ) -> Response:
         """Send one request, retrying what is safe; raise ``APIError`` for any other failure."""
+        try:  # the common case, without building a retry loop
+            return await self._once(method, path, query, body, content_type, target)
+        except _Retryable as exc:
+            failure: _Retryable | None = exc
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.retry.attempts),
             wait=_WaitRetryAfter(self.retry),
@@ -165,6 +169,9 @@ class Transport:
         try:
             async for attempt in retrying:
                 with attempt:
+                    if failure is not None:  # attempt 1 is the one above: wait, then retry
+                        first, failure = failure, None
+                        raise first
                     return await self._once(method, path, query, body, content_type, target)
         except _Retryable as exc:
             raise APIError(
@@ -254,13 +261,18 @@ class Transport:
             finally:
                 rest.response.release()
             return rest.status, rest.headers, raw
-        resp = await client.call_api(
-            path,
+        # kubernetes-asyncio: what call_api does (default headers, cookie, auth, which may
+        # refresh an exec/OIDC token), minus re-serialising a body that is JSON already.
+        all_headers = {**client.default_headers, **headers}
+        if client.cookie:
+            all_headers["Cookie"] = client.cookie
+        await client.update_params_for_auth(all_headers, query, ["BearerToken"])
+        resp = await client.rest_client.request(
             method,
+            client.configuration.host + path,
             query_params=query,
-            header_params=headers,
+            headers=all_headers,
             body=body,
-            auth_settings=["BearerToken"],
             _preload_content=False,
             _request_timeout=timeout,
         )
