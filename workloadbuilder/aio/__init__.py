@@ -7,6 +7,7 @@ Install with ``pip install 'workloadbuilder[aio]'``.
 
 from ._transport import RetryPolicy
 from .apply import DEFAULT_CONCURRENCY, apply
+from .config import new_client
 from .delete import delete
 from .errors import (
     APIError,
@@ -39,6 +40,7 @@ __all__ = [
     "RetryPolicy",
     "apply",
     "delete",
+    "new_client",
     "preflight",
     "reconcile",
     "resize",

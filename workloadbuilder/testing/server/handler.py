@@ -108,6 +108,7 @@ class HTTPHandler:
                 content_type=request.headers.get("Content-Type", ""),
                 body=body,
                 user_agent=request.headers.get("User-Agent", ""),
+                headers=dict(request.headers),
             )
         )
         fault = self.faults.take(request.method, request.path)
