@@ -151,10 +151,10 @@ async def tls_discovery_server(tmp_path: Path) -> AsyncIterator[tuple[str, Path]
     cert, key = self_signed(tmp_path)
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.load_cert_chain(cert, key)
-    hits: list[str] = []
 
     async def discovery(request: web.Request) -> web.Response:
-        hits.append(request.path)
+        if request.headers.get("Authorization") != f"Bearer {TOKEN}":  # the credential is used
+            return web.json_response({"kind": "Status", "code": 401}, status=401)
         return web.json_response({"kind": "APIResourceList", "resources": [{"name": "podgroups"}]})
 
     app = web.Application()
@@ -198,3 +198,23 @@ async def test_tls_is_verified_unless_turned_off(tmp_path: Path) -> None:
             await aio.preflight(api, gang_pod_groups(1))
         finally:
             await api.close()
+
+
+async def test_in_cluster_uses_the_service_account_token_over_verified_tls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    async with tls_discovery_server(tmp_path) as (url, cert):
+        host, port = url.removeprefix("https://").split(":")
+        monkeypatch.setenv("KUBERNETES_SERVICE_HOST", host)
+        monkeypatch.setenv("KUBERNETES_SERVICE_PORT", port)
+        token = tmp_path / "token"
+        token.write_text(TOKEN)
+        api = await aio.new_client(in_cluster=True, token_file=token, ca_file=cert)
+        try:
+            assert api.configuration.verify_ssl is True
+            await aio.preflight(api, gang_pod_groups(1))
+            assert TOKEN not in repr(api.configuration.host)
+        finally:
+            await api.close()
+    assert TOKEN not in caplog.text
