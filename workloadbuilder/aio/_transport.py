@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit, urlunsplit
@@ -243,7 +244,22 @@ class Transport:
         body: Any,
     ) -> tuple[int, Mapping[str, str], bytes]:
         timeout = self.retry.request_timeout
+        async with self._open(method, path, query, headers, body, timeout) as resp:
+            return resp.status, resp.headers, await resp.read()
+
+    @asynccontextmanager
+    async def _open(
+        self,
+        method: str,
+        path: str,
+        query: list[tuple[str, str]],
+        headers: dict[str, str],
+        body: Any,
+        timeout: float | None,
+    ) -> AsyncIterator[aiohttp.ClientResponse]:
+        """Send through the ``ApiClient`` (either flavour); the raw aiohttp response."""
         client = self.api_client
+        limit = aiohttp.ClientTimeout(total=timeout)
         if self._official:
             m, url, hdrs, data, _ = await client.param_serialize(
                 method=method,
@@ -254,30 +270,26 @@ class Transport:
                 auth_settings=["BearerToken"],
             )
             rest = await client.call_api(
-                m, url, header_params=hdrs, body=data, _request_timeout=timeout
+                m, url, header_params=hdrs, body=data, _request_timeout=limit
             )
-            try:
-                raw = await rest.read()
-            finally:
-                rest.response.release()
-            return rest.status, rest.headers, raw
-        # kubernetes-asyncio: what call_api does (default headers, cookie, auth, which may
-        # refresh an exec/OIDC token), minus re-serialising a body that is JSON already.
-        all_headers = {**client.default_headers, **headers}
-        if client.cookie:
-            all_headers["Cookie"] = client.cookie
-        await client.update_params_for_auth(all_headers, query, ["BearerToken"])
-        resp = await client.rest_client.request(
-            method,
-            client.configuration.host + path,
-            query_params=query,
-            headers=all_headers,
-            body=body,
-            _preload_content=False,
-            _request_timeout=timeout,
-        )
+            resp: aiohttp.ClientResponse = rest.response
+        else:
+            # kubernetes-asyncio: what call_api does (default headers, cookie, auth, which may
+            # refresh an exec/OIDC token), minus re-serialising a body that is JSON already.
+            all_headers = {**client.default_headers, **headers}
+            if client.cookie:
+                all_headers["Cookie"] = client.cookie
+            await client.update_params_for_auth(all_headers, query, ["BearerToken"])
+            resp = await client.rest_client.request(
+                method,
+                client.configuration.host + path,
+                query_params=query,
+                headers=all_headers,
+                body=body,
+                _preload_content=False,
+                _request_timeout=limit,
+            )
         try:
-            raw = await resp.read()
+            yield resp
         finally:
             resp.release()
-        return resp.status, resp.headers, raw
