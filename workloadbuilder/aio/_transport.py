@@ -230,9 +230,6 @@ class Transport:
         if status == 429 or status >= 500:
             reason = parsed.get("message") if isinstance(parsed, dict) else text.strip()
             raise _Retryable(f"HTTP {status} ({reason})", _retry_after(resp_headers))
-        return self._raise(status, parsed, text, target)
-
-    def _raise(self, status: int, parsed: Any, text: str, target: ObjectRef | None) -> Response:
         raise error_from_status(status, parsed if isinstance(parsed, dict) else {}, text, target)
 
     async def _send(
