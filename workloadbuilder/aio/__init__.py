@@ -7,6 +7,7 @@ Install with ``pip install 'workloadbuilder[aio]'``.
 
 from ._transport import RetryPolicy
 from .apply import DEFAULT_CONCURRENCY, apply
+from .client import Client
 from .config import new_client
 from .delete import delete
 from .errors import (
@@ -29,6 +30,7 @@ __all__ = [
     "DEFAULT_FIELD_MANAGER",
     "APIError",
     "ApplyError",
+    "Client",
     "Event",
     "FieldConflict",
     "FieldConflictError",
