@@ -155,7 +155,7 @@ def check(server: FakeAPIServer, objects: list[wb.PodGroup], side: str) -> None:
 async def measure(count: int, repeats: int) -> dict[str, float]:
     """Median seconds per side to apply ``count`` new PodGroups (a fresh namespace each time)."""
     namespaces = itertools.count()
-    async with FakeAPIServer() as server, AsyncExitStack() as stack:
+    async with FakeAPIServer(auto_create_namespaces=True) as server, AsyncExitStack() as stack:
         cases = []
         for label, side in SIDES.items():
             run = await stack.enter_async_context(side(server))

@@ -83,3 +83,18 @@ async def client_for(server: FakeAPIServer, flavour: str) -> AsyncIterator[Any]:
 
 
 FLAVOURS = ("kubernetes_asyncio", "kubernetes.aio")
+NAMESPACES = (NS, "ml")
+
+
+def with_namespaces(server: FakeAPIServer) -> FakeAPIServer:
+    """``server`` holding the tests' namespaces (a create elsewhere is a 404, as on a cluster)."""
+    for name in NAMESPACES:
+        if server.get_object("", "v1", "namespaces", "", name) is None:
+            ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+            server.create_object("", "v1", "namespaces", ns)
+    return server
+
+
+def apply_server(**options: Any) -> FakeAPIServer:
+    """A ``FakeAPIServer(**options)`` with the tests' namespaces."""
+    return with_namespaces(FakeAPIServer(**options))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from apply_support import NS, SCHEDULING, gang_pod_groups, release_objects
+from apply_support import NS, SCHEDULING, apply_server, gang_pod_groups, release_objects
 
 from workloadbuilder import aio
 from workloadbuilder.testing import FakeAPIServer
@@ -20,7 +20,7 @@ def patches(server: FakeAPIServer) -> int:
 
 async def test_200_pod_groups_exactly_once_through_every_fault() -> None:
     groups = gang_pod_groups(200)
-    async with FakeAPIServer() as server, server.api_client() as api:
+    async with apply_server() as server, server.api_client() as api:
         server.faults.add(method="PATCH", status=429, retry_after=0, every=2, times=100)
         server.faults.add(method="PATCH", status=500, times=5)
         server.faults.drop_connection(method="PATCH", times=2)
@@ -48,7 +48,7 @@ async def test_200_pod_groups_exactly_once_through_every_fault() -> None:
 
 
 async def test_429_waits_as_retry_after_says() -> None:
-    async with FakeAPIServer() as server, server.api_client() as api:
+    async with apply_server() as server, server.api_client() as api:
         server.faults.add(method="PATCH", status=429, retry_after=1)
         loop = asyncio.get_running_loop()
         start = loop.time()
@@ -58,7 +58,7 @@ async def test_429_waits_as_retry_after_says() -> None:
 
 
 async def test_gives_up_after_the_attempts_and_says_so() -> None:
-    async with FakeAPIServer() as server, server.api_client() as api:
+    async with apply_server() as server, server.api_client() as api:
         server.faults.add(method="PATCH", status=503, times=10)
         policy = aio.RetryPolicy(attempts=3, initial_wait=0.01, max_wait=0.01, jitter=0)
         with pytest.raises(aio.ApplyError) as caught:
@@ -74,7 +74,7 @@ async def test_validation_error_is_not_retried_and_carries_the_servers_causes() 
         "metadata": {"name": "bad", "namespace": NS},
         "spec": {"schedulingPolicy": {"gang": {"minCount": 0}}},
     }
-    async with FakeAPIServer() as server, server.api_client() as api:
+    async with apply_server() as server, server.api_client() as api:
         with pytest.raises(aio.ApplyError) as caught:
             await aio.apply(api, [bad], field_manager="ctl", retry=FAST)
         assert patches(server) == 1
@@ -93,7 +93,7 @@ async def test_validation_error_is_not_retried_and_carries_the_servers_causes() 
 
 async def test_conflict_names_the_other_manager_and_force_takes_over() -> None:
     [group] = gang_pod_groups(1)
-    async with FakeAPIServer() as server, server.api_client() as api:
+    async with apply_server() as server, server.api_client() as api:
         await aio.apply(api, [group], field_manager="autoscaler")
         changed = group.model_copy(deep=True)
         changed.spec.scheduling_policy.gang.min_count = 5  # type: ignore[union-attr]
@@ -116,7 +116,7 @@ async def test_conflict_names_the_other_manager_and_force_takes_over() -> None:
 async def test_part_way_failure_lists_applied_and_not_applied_and_a_rerun_completes() -> None:
     objects = release_objects()
     workload, root, *leaves = objects
-    async with FakeAPIServer() as server, server.api_client() as api:
+    async with apply_server() as server, server.api_client() as api:
         server.faults.add(method="PATCH", path="*/compositepodgroups/*", status=403)
         with pytest.raises(aio.ApplyError) as caught:
             await aio.apply(api, objects, field_manager="ctl", retry=FAST)
@@ -134,7 +134,7 @@ async def test_part_way_failure_lists_applied_and_not_applied_and_a_rerun_comple
 
 
 async def test_a_timeout_is_retried() -> None:
-    async with FakeAPIServer() as server, server.api_client() as api:
+    async with apply_server() as server, server.api_client() as api:
         server.faults.delay(2.0, method="PATCH")
         policy = aio.RetryPolicy(request_timeout=0.3, initial_wait=0.01, max_wait=0.01, jitter=0)
         [applied] = await aio.apply(api, gang_pod_groups(1), field_manager="ctl", retry=policy)
@@ -144,7 +144,7 @@ async def test_a_timeout_is_retried() -> None:
 
 async def test_resize_and_delete_ride_out_faults_too() -> None:
     objects = release_objects()
-    async with FakeAPIServer() as server, server.api_client() as api:
+    async with apply_server() as server, server.api_client() as api:
         await aio.apply(api, objects, field_manager="ctl")
         server.faults.add(status=429, retry_after=0, every=2, times=3)
         server.faults.drop_connection(method="PATCH")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from apply_support import FLAVOURS, NS, OWNER, SCHEDULING, client_for, release_objects
+from apply_support import FLAVOURS, NS, OWNER, SCHEDULING, apply_server, client_for, release_objects
 
 import workloadbuilder as wb
 from workloadbuilder import aio
@@ -13,7 +13,7 @@ from workloadbuilder.testing import FakeAPIServer
 @pytest.mark.parametrize("flavour", FLAVOURS)
 async def test_release_applied_then_reapplied_without_change(flavour: str) -> None:
     objects = release_objects()
-    async with FakeAPIServer() as server, client_for(server, flavour) as api:
+    async with apply_server() as server, client_for(server, flavour) as api:
         applied = await aio.apply(api, objects, field_manager="trainer-controller")
         assert [type(o) for o in applied] == [type(o) for o in objects]
         assert [o.metadata.name for o in applied] == [o.metadata.name for o in objects]
@@ -89,7 +89,7 @@ async def test_dry_run_persists_nothing(fake_apiserver: FakeAPIServer) -> None:
 async def test_errors_and_retries_read_the_same_through_both_clients(flavour: str) -> None:
     bad = release_objects()[2].to_dict()
     bad["spec"]["schedulingPolicy"]["gang"]["minCount"] = -1
-    async with FakeAPIServer() as server, client_for(server, flavour) as api:
+    async with apply_server() as server, client_for(server, flavour) as api:
         client = aio.Client(api, "trainer-controller")
         assert repr(client) == "Client(field_manager='trainer-controller')"
         server.faults.add(method="PATCH", status=429, retry_after=0)

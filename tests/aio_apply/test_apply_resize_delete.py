@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from apply_support import ALLOW_ALL, NS, OWNER, SCHEDULING, release_objects
+from apply_support import ALLOW_ALL, NS, OWNER, SCHEDULING, apply_server, release_objects
 
 import workloadbuilder as wb
 from workloadbuilder import aio
@@ -38,7 +38,7 @@ async def test_resize_4_to_3_lets_the_4_created_3_fit_group_schedule() -> None:
     workload, group = builder.build_workload(), *wb.instantiate(builder)
     assert isinstance(group, wb.PodGroup)
     nodes = [SimNode(f"node-{i}", {"cpu": "8", "memory": "32Gi", "pods": "110"}) for i in range(3)]
-    async with FakeAPIServer() as server, server.api_client() as api:
+    async with apply_server() as server, server.api_client() as api:
         await aio.apply(api, [workload, group], field_manager="trainer")
         for i in range(4):
             server.create_object("", "v1", "pods", big_pod(f"w-{i}", group))
@@ -74,7 +74,7 @@ async def test_resize_reaches_a_template_nested_in_a_composite() -> None:
         for o in objects
         if isinstance(o, wb.PodGroup) and o.spec.workload_ref.template_name == "workers"  # type: ignore[union-attr]
     )
-    async with FakeAPIServer() as server, server.api_client() as api:
+    async with apply_server() as server, server.api_client() as api:
         await aio.apply(api, objects, field_manager="ctl")
         await aio.resize(api, workers, 2)
         wl = server.get_object(SCHEDULING, "v1beta1", "workloads", NS, objects[0].metadata.name)
@@ -129,7 +129,7 @@ async def test_delete_a_workload_removes_children_first_and_is_idempotent() -> N
             "spec": {"schedulingPolicy": {"basic": {}}},
         }
     )
-    async with FakeAPIServer() as server, server.api_client() as api:
+    async with apply_server() as server, server.api_client() as api:
         await aio.apply(api, [*objects, other], field_manager="ctl")
         deleted = await aio.delete(api, workload)
         assert [r.kind for r in deleted] == [

@@ -15,11 +15,10 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
-from apply_support import NS, gang_pod_groups, release_builder, release_objects
+from apply_support import NS, apply_server, gang_pod_groups, release_builder, release_objects
 
 from workloadbuilder import aio
 from workloadbuilder.aio._transport import Transport
-from workloadbuilder.testing import FakeAPIServer
 
 TOKEN = "wbtoken-SECRET-7f3a9c51"
 EXEC_TOKEN = "wbexec-SECRET-2b8d4e60"
@@ -80,7 +79,7 @@ async def test_no_credential_in_logs_exceptions_or_reprs(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     texts: list[str] = []
-    async with FakeAPIServer() as server:
+    async with apply_server() as server:
         api = await aio.new_client(write_kubeconfig(tmp_path, server.url), context=context)
         try:
             applied = await aio.apply(api, release_objects(), field_manager="ctl")
@@ -111,7 +110,7 @@ async def test_no_credential_in_logs_exceptions_or_reprs(
             texts.append(repr(aio.RetryPolicy()))
         finally:
             await api.close()
-    async with FakeAPIServer() as gone:
+    async with apply_server() as gone:
         url = gone.url
     api = await aio.new_client(write_kubeconfig(tmp_path, url), context=context)
     try:

@@ -23,11 +23,13 @@ from .errors import (
 from .events import Event
 from .preflight import preflight
 from .reconcile import ReconcileResult, reconcile
+from .reconcile_job import JOB_CONTROLLER_UID_LABEL, reconcile_job
 from .resize import DEFAULT_FIELD_MANAGER, resize
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
     "DEFAULT_FIELD_MANAGER",
+    "JOB_CONTROLLER_UID_LABEL",
     "APIError",
     "ApplyError",
     "Client",
@@ -45,5 +47,6 @@ __all__ = [
     "new_client",
     "preflight",
     "reconcile",
+    "reconcile_job",
     "resize",
 ]

@@ -29,13 +29,14 @@ async def get_document(
 
 
 async def list_documents(
-    transport: Transport, resource: Resource, namespace: str
+    transport: Transport, resource: Resource, namespace: str, *, label_selector: str = ""
 ) -> list[dict[str, Any]]:
     """Every object of ``resource`` in ``namespace`` (read with ``limit``/``continue``)."""
     items: list[dict[str, Any]] = []
     token = ""
+    selector = [("labelSelector", label_selector)] if label_selector else []
     while True:
-        query = [("limit", str(PAGE))] + ([("continue", token)] if token else [])
+        query = [("limit", str(PAGE)), *selector] + ([("continue", token)] if token else [])
         response = await transport.request("GET", resource.path(namespace), query=query)
         body = response.body if isinstance(response.body, Mapping) else {}
         for item in body.get("items") or ():
