@@ -9,12 +9,13 @@ from typing import Any
 
 import yaml
 from apply_support import gang_pod_groups, release_builder, release_objects
-from test_apply_preflight import JOB
+from test_apply_reconcile_job import job
 
 from workloadbuilder import aio
 from workloadbuilder.testing import FakeAPIServer
 from workloadbuilder.testing.server import RecordedRequest
 
+JOB = job()
 DOC = Path(__file__).resolve().parents[2] / "docs" / "apply.md"
 APPLY = "application/apply-patch+yaml"
 
@@ -79,6 +80,7 @@ async def test_the_documented_role_is_what_the_helpers_use(fake_apiserver: FakeA
         await aio.reconcile(api, release_builder(), field_manager="ctl")
         await aio.reconcile(api, release_builder(workers=3), field_manager="ctl")
         await aio.delete(api, gang_pod_groups(1))
+        await aio.reconcile_job(api, fake_apiserver.create_object("batch", "v1", "jobs", JOB))
     role = documented_role()
     assert role["kind"] == "Role" and role["apiVersion"] == "rbac.authorization.k8s.io/v1"
     assert role["rules"] == derived_rules(fake_apiserver.requests)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from apply_support import NS, SCHEDULING
 
 import workloadbuilder as wb
@@ -134,3 +135,52 @@ async def test_parallelism_change_resizes_template_and_group(
     [group] = stored(fake_apiserver, "podgroups")
     assert workload["spec"]["podGroupTemplates"][0]["schedulingPolicy"] == {"gang": {"minCount": 3}}
     assert group["spec"]["schedulingPolicy"] == {"gang": {"minCount": 3}}
+
+
+async def test_a_delegated_child_job_gets_only_a_pod_group_of_its_parents_workload(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    parent = {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "metadata": {"name": "js", "namespace": NS, "uid": "5e0c-jobset"},
+    }
+    parent_builder = wb.Builder(
+        wb.leaf("workers", policy=wb.gang(2)),
+        wb.BuildOptions(
+            name="js-wl",
+            namespace=NS,
+            owner=wb.controller_ref(parent),
+            allowed_policies=frozenset(wb.SchedulingPolicyOption),
+        ),
+    )
+    owner_ref = wb.controller_ref(parent).to_dict()
+    child = wb.delegate_to_job(
+        job("js-workers-0", metadata={"ownerReferences": [owner_ref]}), "workers"
+    )
+    created_child = fake_apiserver.create_object("batch", "v1", "jobs", child)
+    async with fake_apiserver.api_client() as api:
+        await aio.apply(api, [parent_builder.build_workload()], field_manager="jobset")
+        result = await aio.reconcile_job(api, created_child)
+    assert [r.kind for r in result.created] == ["PodGroup"]
+    [group] = stored(fake_apiserver, "podgroups")
+    assert group["spec"]["workloadRef"] == {"workloadName": "js-wl", "templateName": "workers"}
+    assert group["spec"]["schedulingPolicy"] == {"gang": {"minCount": 2}}  # the parent's template
+    assert [r["kind"] for r in group["metadata"]["ownerReferences"]] == ["Job"]
+    assert len(stored(fake_apiserver, "workloads")) == 1
+
+
+async def test_a_refused_workload_is_recorded_on_the_job_and_raised(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    # The API server refuses such a Job itself; handed one anyway, the Workload is refused.
+    bad = job(scheduling={"schedulingPolicy": {"gang": {"minCount": 0}}})
+    bad["metadata"]["uid"] = "0d1f-unvalidated"
+    async with fake_apiserver.api_client() as api:
+        with pytest.raises(aio.ApplyError) as caught:
+            await aio.reconcile_job(api, bad)
+    assert [r.kind for r in caught.value.not_applied] == ["Workload"]
+    [event] = fake_apiserver.list_objects("", "v1", "events", NS)
+    assert (event["type"], event["reason"]) == ("Warning", "FailedWorkloadCreate")
+    assert event["message"].startswith("Failed to create Workload for Job trainer: ")
+    assert stored(fake_apiserver, "workloads") == []
