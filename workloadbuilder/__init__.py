@@ -43,6 +43,7 @@ from .item import (
     leaf,
 )
 from .job import job_builder, job_pod_group, workload_item_for_job
+from .migration import MigrationFinding, MigrationResult, migrate
 from .naming import generate_pod_group_name, generate_workload_name
 from .runtime import instantiate, set_scheduling_group
 
@@ -62,6 +63,8 @@ __all__ = [
     "FieldError",
     "FieldPath",
     "GangSchedulingPolicy",
+    "MigrationFinding",
+    "MigrationResult",
     "PodGroup",
     "PolicyInput",
     "ResourceClaim",
@@ -87,6 +90,7 @@ __all__ = [
     "job_builder",
     "job_pod_group",
     "leaf",
+    "migrate",
     "set_scheduling_group",
     "validate",
     "workload_item_for_job",
