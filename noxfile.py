@@ -1,4 +1,4 @@
-"""Developer sessions: ``nox -s tests``, ``nox -s typecheck``, ``nox -s lint``."""
+"""Developer sessions: ``nox -s tests``, ``nox -s typecheck``, ``nox -s lint``, ``nox -s docs``."""
 
 import nox
 
@@ -23,3 +23,10 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "check", "workloadbuilder", "tests", "examples", "noxfile.py")
     session.run("ruff", "format", "--check", "workloadbuilder", "tests", "examples", "noxfile.py")
     session.run("lint-imports")
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    session.install("-e", ".[docs]")
+    session.env["NO_MKDOCS_2_WARNING"] = "1"
+    session.run("mkdocs", "build", "--strict", "--site-dir", "site", *session.posargs)

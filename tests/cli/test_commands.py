@@ -155,7 +155,6 @@ def test_schema_prints_the_json_schema(runner: CliRunner) -> None:
             2,
             "error: cannot read missing.yaml: No such file or directory",
         ),
-        (["build", str(TRAINING), "-o", "table"], 2, "error: build prints yaml or json"),
         (["simulate", str(TRAINING), "--nodes", "none.yaml"], 2, "error: cannot read none.yaml"),
         (["migrate", str(TRAINING), "--to", "v1"], 2, "error: --to must be v1beta1 or v1alpha3"),
     ],

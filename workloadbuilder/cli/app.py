@@ -28,6 +28,7 @@ app = typer.Typer(
         " (Workload, PodGroup, CompositePodGroup) from WorkloadSpec files."
     ),
     no_args_is_help=True,
+    rich_markup_mode="markdown",
     add_completion=False,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -39,12 +40,19 @@ USAGE = 2
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
-class Output(enum.StrEnum):
-    """Output formats."""
+class Format(enum.StrEnum):
+    """Formats of Kubernetes objects."""
 
     yaml = "yaml"
     json = "json"
+
+
+class Output(enum.StrEnum):
+    """Formats of a report."""
+
     table = "table"
+    yaml = "yaml"
+    json = "json"
 
 
 def _out() -> Console:
@@ -78,6 +86,14 @@ def _print_errors(exc: SpecError) -> None:
         console.print(line, markup=False)
 
 
+def _print_table(table: Table) -> None:
+    """A table on standard output, without the padding after the last column."""
+    console = _out()
+    with console.capture() as captured:
+        console.print(table)
+    sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
+
+
 def _objects(spec: LoadedSpec) -> list[dict[str, Any]]:
     try:
         return [o.to_dict() for o in spec.objects()]
@@ -86,9 +102,9 @@ def _objects(spec: LoadedSpec) -> list[dict[str, Any]]:
         raise typer.Exit(INVALID) from None
 
 
-def _emit(documents: Iterable[Any], output: Output) -> None:
+def _emit(documents: Iterable[Any], output: Format | Output) -> None:
     docs = list(documents)
-    if output is Output.json:
+    if output == "json":
         body = docs[0] if len(docs) == 1 else {"apiVersion": "v1", "kind": "List", "items": docs}
         sys.stdout.write(json.dumps(body, indent=2) + "\n")
     else:
@@ -98,12 +114,13 @@ def _emit(documents: Iterable[Any], output: Output) -> None:
 SpecArg = Annotated[
     Path, typer.Argument(metavar="SPEC", help="A WorkloadSpec file (YAML or JSON).")
 ]
+FormatOpt = Annotated[Format, typer.Option("--output", "-o", help="Output format.")]
 OutputOpt = Annotated[Output, typer.Option("--output", "-o", help="Output format.")]
 
 
 @app.command(epilog="Example: workloadbuilder schema > workloadspec.schema.json")
 def schema() -> None:
-    """Print the JSON Schema of WorkloadSpec files (for editors' completion)."""
+    """Print the JSON Schema of WorkloadSpec files, for editors' completion."""
     sys.stdout.write(dump_schema())
 
 
@@ -113,18 +130,22 @@ def schema() -> None:
         " | kubectl apply --server-side -f -"
     )
 )
-def build(spec: SpecArg, output: OutputOpt = Output.yaml) -> None:
-    """Print the Workload and every runtime object (CompositePodGroups, PodGroups), parents
-    first, as a YAML stream ready for kubectl apply --server-side, or as JSON."""
-    if output is Output.table:
-        fail("build prints yaml or json; use explain for a readable outline", USAGE)
+def build(spec: SpecArg, output: FormatOpt = Format.yaml) -> None:
+    """Print the Workload and its runtime objects, ready for kubectl apply.
+
+    Every object of one execution, parents first (Workload, CompositePodGroups, PodGroups), as
+    a YAML stream for `kubectl apply --server-side -f -`, or as a JSON `List`.
+    """
     _emit(_objects(_load(spec)), output)
 
 
 @app.command(epilog="Example: workloadbuilder validate examples/specs/training.yaml")
 def validate(spec: SpecArg) -> None:
-    """Check a spec as the controller and the 1.37 API server would; print every error at the
-    spec's own path (FILE:LINE: field: message) and exit 1 if there is any."""
+    """Check a spec as the controller and the 1.37 API server would.
+
+    Every error is printed at the spec's own path, `FILE:LINE: field: message`; exit 1 if
+    there is any.
+    """
     loaded = _load(spec)
     errors = loaded.validate()
     if errors:
@@ -135,8 +156,11 @@ def validate(spec: SpecArg) -> None:
 
 @app.command(epilog="Example: workloadbuilder explain examples/specs/release.yaml")
 def explain(spec: SpecArg) -> None:
-    """Print the tree as an outline: each group, its minimum, what must fit together,
-    disruption, topology, and how many pods must exist before the scheduler even looks."""
+    """Print the tree as an outline a person reads.
+
+    Each group, its minimum, what must fit together, disruption, topology, shared claims, and
+    how many pods must exist before the scheduler even looks.
+    """
     loaded = _load(spec)
     _objects(loaded)
     _out().print(_explain.render(loaded, loaded.builder().build_workload()))
@@ -157,9 +181,12 @@ NodesOpt = Annotated[
     )
 )
 def simulate(spec: SpecArg, nodes: NodesOpt, output: OutputOpt = Output.table) -> None:
-    """Run the gang simulator on the spec's objects and pods (replicas per group): which
-    groups would be placed, which would wait for members, which would stay unschedulable, and
-    why. Exit 1 unless every group is placed."""
+    """Say which groups would be placed, wait for members, or stay unschedulable, and why.
+
+    The spec's objects and pods (`replicas` per group, each asking for `resources`) are
+    created on a local API server and the gang simulator runs one pass over NODES; exit 1
+    unless every group is placed.
+    """
     loaded = _load(spec)
     _objects(loaded)
     try:
@@ -173,7 +200,7 @@ def simulate(spec: SpecArg, nodes: NodesOpt, output: OutputOpt = Output.table) -
         table = Table("GROUP", "KIND", "VERDICT", "WHY", box=None, pad_edge=False)
         for v in verdicts:
             table.add_row(v.template, v.kind, v.verdict, v.detail)
-        _out().print(table)
+        _print_table(table)
     else:
         _emit([{"groups": [v.to_dict() for v in verdicts]}], output)
     if any(v.verdict != "placed" for v in verdicts):
@@ -193,15 +220,17 @@ def migrate(
     to: Annotated[
         str, typer.Option("--to", help="The 1.37 version to emit: v1beta1 or v1alpha3.")
     ] = "v1beta1",
-    output: OutputOpt = Output.yaml,
+    output: FormatOpt = Format.yaml,
 ) -> None:
-    """Rewrite 1.36 scheduling.k8s.io/v1alpha2 Workloads and PodGroups for 1.37; other
-    documents pass through unchanged. What has no 1.37 equivalent is reported on stderr with
-    its field (exit 1)."""
+    """Rewrite Kubernetes 1.36 Workloads and PodGroups (v1alpha2) for 1.37.
+
+    `podGroupTemplateRef` becomes `workloadRef`, the string `disruptionMode` becomes
+    `{single: {}}` / `{all: {}}`; other documents pass through unchanged and no defaults are
+    added. What has no 1.37 equivalent, or what 1.37 would reject, is reported on stderr with
+    its field (exit 1).
+    """
     if to not in ("v1beta1", "v1alpha3"):
         fail(f"--to must be v1beta1 or v1alpha3, not {to!r}", USAGE)
-    if output is Output.table:
-        fail("migrate prints yaml or json", USAGE)
     documents: list[Any] = []
     sources: list[str] = []
     for path in files:
