@@ -17,7 +17,7 @@ from rich.table import Table
 
 from ..migration import migrate as migrate_documents
 from ..spec import LoadedSpec, SpecError, dump_schema, load_spec
-from . import _explain, _simulate
+from . import _explain
 
 __all__ = ["app", "main"]
 
@@ -187,6 +187,8 @@ def simulate(spec: SpecArg, nodes: NodesOpt, output: OutputOpt = Output.table) -
     created on a local API server and the gang simulator runs one pass over NODES; exit 1
     unless every group is placed.
     """
+    from . import _simulate  # the local API server: loaded only for this command
+
     loaded = _load(spec)
     _objects(loaded)
     try:
