@@ -1,4 +1,4 @@
-"""Developer sessions: ``nox -s tests``, ``nox -s typecheck``, ``nox -s lint``, ``nox -s docs``."""
+"""Developer sessions: ``nox -s tests``, ``typecheck``, ``lint``, ``bench`` and ``docs``."""
 
 import nox
 
@@ -20,13 +20,22 @@ def typecheck(session: nox.Session) -> None:
 @nox.session
 def lint(session: nox.Session) -> None:
     session.install("-e", ".[dev]")
-    session.run("ruff", "check", "workloadbuilder", "tests", "examples", "noxfile.py")
-    session.run("ruff", "format", "--check", "workloadbuilder", "tests", "examples", "noxfile.py")
+    paths = ("workloadbuilder", "tests", "examples", "benchmarks", "noxfile.py")
+    session.run("ruff", "check", *paths)
+    session.run("ruff", "format", "--check", *paths)
     session.run("lint-imports")
 
 
 @nox.session
+def bench(session: nox.Session) -> None:
+    """Every benchmark's table (``benchmarks/README.md``); ``-- --smoke`` for a quick check."""
+    session.install("-e", ".[dev]")
+    session.run("python", "-m", "benchmarks", *session.posargs)
+
+
+@nox.session
 def docs(session: nox.Session) -> None:
+    """The docs site, built with ``--strict`` (a warning fails it)."""
     session.install("-e", ".[docs]")
     session.env["NO_MKDOCS_2_WARNING"] = "1"
     session.run("mkdocs", "build", "--strict", "--site-dir", "site", *session.posargs)

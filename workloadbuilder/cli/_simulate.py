@@ -13,8 +13,7 @@ from ..api.scheduling_v1alpha3 import CompositePodGroup
 from ..api.scheduling_v1beta1 import PodGroup, Workload
 from ..runtime import set_scheduling_group
 from ..spec import LoadedSpec, SpecLeaf
-from ..testing.server import FakeAPIServer
-from ..testing.simulator import GangSimulator, SimNode
+from ..testing import FakeAPIServer, GangSimulator, SimNode
 
 __all__ = ["GroupVerdict", "load_nodes", "simulate"]
 
