@@ -100,41 +100,42 @@ def _name(doc: Any) -> str:
     return str(meta.get("name", "")) if isinstance(meta, Mapping) else ""
 
 
-def _document(doc: Any, target: Target) -> tuple[Any, _Found]:
-    if not isinstance(doc, Mapping) or doc.get("apiVersion") != SOURCE:
+def _document(doc: Any, target: Target, at: FieldPath | None = None) -> tuple[Any, _Found]:
+    if not isinstance(doc, Mapping):
+        return doc, []
+    if doc.get("apiVersion") == "v1" and doc.get("kind") == "List":
+        return _list(doc, target, None, at)
+    if doc.get("apiVersion") != SOURCE:
         return doc, []
     kind = doc.get("kind")
     if kind in _LISTS:
-        return _list(doc, target, _LISTS[str(kind)])
+        return _list(doc, target, _LISTS[str(kind)], at)
     if kind == "Workload":
-        return _workload(doc, target, None)
+        return _workload(doc, target, at)
     if kind == "PodGroup":
-        return _pod_group(doc, target, None)
-    found: _Found = [
-        (
-            FieldError.not_supported(FieldPath("kind"), kind, ["PodGroup", "Workload"]),
-            True,
-        )
-    ]
-    return doc, found
+        return _pod_group(doc, target, at)
+    unknown = FieldError.not_supported(_at(at, "kind"), kind, ["PodGroup", "Workload"])
+    return doc, [(unknown, True)]
 
 
-def _list(doc: Mapping[str, Any], target: Target, item_kind: str) -> tuple[Any, _Found]:
+def _list(
+    doc: Mapping[str, Any], target: Target, item_kind: str | None, at: FieldPath | None
+) -> tuple[Any, _Found]:
+    """A typed list (``item_kind``) or a ``v1`` ``List``, each item migrated at ``items[i]``."""
     new = copy.deepcopy(dict(doc))
-    new["apiVersion"] = f"scheduling.k8s.io/{target}"
+    if item_kind is not None:
+        new["apiVersion"] = f"scheduling.k8s.io/{target}"
     found: _Found = []
-    items = doc.get("items") or []
+    items = doc.get("items")
     migrated: list[Any] = []
     for i, item in enumerate(items if isinstance(items, list) else []):
-        path = FieldPath("items").index(i)
-        item = (
-            {"apiVersion": SOURCE, "kind": item_kind, **item} if isinstance(item, Mapping) else item
-        )
-        one = _workload if item_kind == "Workload" else _pod_group
-        result, errors = one(item, target, path) if isinstance(item, Mapping) else (item, [])
+        if item_kind is not None and isinstance(item, Mapping):
+            item = {"apiVersion": SOURCE, "kind": item_kind, **item}
+        result, errors = _document(item, target, _at(at, "items").index(i))
         migrated.append(result)
         found.extend(errors)
-    new["items"] = migrated
+    if isinstance(items, list):
+        new["items"] = migrated
     return new, found
 
 

@@ -242,3 +242,18 @@ def test_the_command_reports_findings_on_stderr(runner: CliRunner, tmp_path: Any
         f"{bad}: document 3 (PodGroup trainer-workers): error: spec.disruptionMode: Unsupported"
         ' value: "Gang": supported values: "Pod", "PodGroup"\n'
     )
+
+
+def test_lists_from_kubectl_get_are_migrated_item_by_item() -> None:
+    listed = {
+        "apiVersion": "v1",
+        "kind": "List",
+        "metadata": {"resourceVersion": ""},
+        "items": [pod_group(disruptionMode="Pod"), pod_group(disruptionMode="Bogus")],
+    }
+    result = wb.migrate([listed])
+    (migrated,) = result.documents
+    assert migrated["items"][0]["apiVersion"] == "scheduling.k8s.io/v1beta1"
+    assert migrated["items"][0]["spec"]["disruptionMode"] == {"single": {}}
+    assert [f.error.field for f in result.findings] == ["items[1].spec.disruptionMode"]
+    assert_schema_valid(migrated["items"][0])
