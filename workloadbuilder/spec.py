@@ -30,7 +30,7 @@ from .api.scheduling_v1alpha3 import (
     WorkloadPodGroupSchedulingPolicy,
 )
 from .api.scheduling_v1beta1 import Workload
-from .builder import Builder
+from .builder import Builder, BuildError
 from .field import ErrorList, FieldError, FieldPath
 from .item import WorkloadItem, composite, leaf
 from .naming import generate_workload_name
@@ -173,8 +173,29 @@ class LoadedSpec:
         return Builder(self.root, self.options)
 
     def validate(self) -> ErrorList:
-        """Every error of the spec at its own paths (empty when it is valid)."""
-        return self.builder().validate()
+        """Every error of the spec at its own paths (empty when it is valid).
+
+        The tree's errors come from ``Builder.validate()``; the Workload's name and namespace
+        are reported at ``spec.workloadName`` (or ``spec.owner.name``) and ``spec.namespace``;
+        what only compiling finds (the owner's ``apiVersion``) at its field too.
+        """
+        builder = self.builder()
+        errors = ErrorList(self._relocated(e) for e in builder.validate())
+        if errors:
+            return errors
+        try:
+            builder.build_workload()
+        except BuildError as exc:
+            owner = FieldPath("spec", "owner", "apiVersion")
+            where = owner if str(exc).startswith("invalid owner apiVersion") else None
+            bad = self.document.spec.owner.api_version if where is not None else None
+            return exc.errors or ErrorList([FieldError.invalid(where, bad, str(exc))])
+        return errors
+
+    def _relocated(self, error: FieldError) -> FieldError:
+        named = "workloadName" if self.document.spec.workload_name else "owner.name"
+        moved = {"metadata.name": f"spec.{named}", "metadata.namespace": "spec.namespace"}
+        return error.with_field(moved[error.field]) if error.field in moved else error
 
     def error(self, errors: ErrorList) -> SpecError:
         """``errors`` located in this spec's file."""
@@ -185,10 +206,10 @@ class LoadedSpec:
 
         Raises :class:`SpecError` when the spec does not validate.
         """
-        builder = self.builder()
-        errors = builder.validate()
+        errors = self.validate()
         if errors:
             raise self.error(errors)
+        builder = self.builder()
         runtime: list[RuntimeObject] = instantiate(builder)
         return [builder.build_workload(), *runtime]
 

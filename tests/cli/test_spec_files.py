@@ -164,3 +164,27 @@ def test_not_a_spec(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(SpecError) as caught:
         load_spec(write(tmp_path, text))
     assert message in str(caught.value)
+
+
+def test_naming_inputs_are_reported_at_the_spec_fields(tmp_path: Path) -> None:
+    text = TRAINING.replace("namespace: ml-training", "namespace: ML_Training").replace(
+        "  capabilities:", "  workloadName: Trainer\n  capabilities:"
+    )
+    spec = load_spec(write(tmp_path, text))
+    located = spec.error(spec.validate()).located()
+    where = tmp_path / "spec.yaml"
+    assert [line.split(": Invalid value: ")[0] for line in located] == [
+        f"{where}:{line_of(text, 'workloadName')}: spec.workloadName",
+        f"{where}:{line_of(text, 'namespace:')}: spec.namespace",
+    ]
+
+
+def test_an_owner_api_version_that_does_not_parse(tmp_path: Path) -> None:
+    text = TRAINING.replace("apiVersion: kubeflow.org/v1", "apiVersion: kubeflow.org/v1/beta")
+    spec = load_spec(write(tmp_path, text))
+    (error,) = spec.validate()
+    assert error.field == "spec.owner.apiVersion"
+    # apimachinery's ParseGroupVersion message
+    assert "unexpected GroupVersion string: kubeflow.org/v1/beta" in error.detail
+    with pytest.raises(SpecError):
+        spec.objects()
