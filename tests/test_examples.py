@@ -42,21 +42,13 @@ def test_readme_first_command_prints_the_training_example() -> None:
     assert steps[2][:3] == ["pip", "install", "-e"] and "[cli]" in steps[2][3]
     commands = [s for s in steps if s[0] == "workloadbuilder"]
     assert [c[1] for c in commands] == ["build", "explain"]
-    build = subprocess.run(
-        [str(BIN / "workloadbuilder"), *commands[0][1:]],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=ROOT,
+    build, explain = (
+        subprocess.run(
+            [str(BIN / "workloadbuilder"), *args], capture_output=True, text=True, cwd=ROOT
+        )
+        for _, *args in commands
     )
     assert [d["kind"] for d in documents(build)] == ["Workload", "PodGroup"]
-    explain = subprocess.run(
-        [str(BIN / "workloadbuilder"), *commands[1][1:]],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=ROOT,
-    )
     assert explain.returncode == 0 and "4 pod(s) must exist" in explain.stdout
 
 

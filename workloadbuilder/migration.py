@@ -122,9 +122,7 @@ def _list(
     doc: Mapping[str, Any], target: Target, item_kind: str | None, at: FieldPath | None
 ) -> tuple[Any, _Found]:
     """A typed list (``item_kind``) or a ``v1`` ``List``, each item migrated at ``items[i]``."""
-    new = copy.deepcopy(dict(doc))
-    if item_kind is not None:
-        new["apiVersion"] = f"scheduling.k8s.io/{target}"
+    new = _retargeted(doc, target) if item_kind is not None else copy.deepcopy(dict(doc))
     found: _Found = []
     items = doc.get("items")
     migrated: list[Any] = []
@@ -160,13 +158,18 @@ def _topology(spec: Mapping[str, Any], path: FieldPath, found: _Found) -> None:
         found.append((FieldError.too_many(topology_path, len(topology), _MAX_TOPOLOGY), True))
 
 
-def _workload(doc: Mapping[str, Any], target: Target, at: FieldPath | None) -> tuple[Any, _Found]:
+def _retargeted(doc: Mapping[str, Any], target: Target) -> dict[str, Any]:
+    """A copy of ``doc`` at the 1.37 version ``target``."""
     new = copy.deepcopy(dict(doc))
     new["apiVersion"] = f"scheduling.k8s.io/{target}"
+    return new
+
+
+def _workload(doc: Mapping[str, Any], target: Target, at: FieldPath | None) -> tuple[Any, _Found]:
+    new = _retargeted(doc, target)
     found: _Found = []
     spec_path = _at(at, "spec")
-    spec = new.get("spec")
-    if isinstance(spec, dict):
+    if isinstance(spec := new.get("spec"), dict):
         templates = spec.get("podGroupTemplates")
         priorities = set()
         for i, template in enumerate(templates if isinstance(templates, list) else []):
@@ -183,12 +186,10 @@ def _workload(doc: Mapping[str, Any], target: Target, at: FieldPath | None) -> t
 
 
 def _pod_group(doc: Mapping[str, Any], target: Target, at: FieldPath | None) -> tuple[Any, _Found]:
-    new = copy.deepcopy(dict(doc))
-    new["apiVersion"] = f"scheduling.k8s.io/{target}"
+    new = _retargeted(doc, target)
     found: _Found = []
     spec_path = _at(at, "spec")
-    spec = new.get("spec")
-    if isinstance(spec, dict):
+    if isinstance(spec := new.get("spec"), dict):
         if "podGroupTemplateRef" in spec:
             ref = _workload_ref(spec["podGroupTemplateRef"], spec_path, found)
             new["spec"] = spec = _renamed(spec, "podGroupTemplateRef", "workloadRef", ref)
