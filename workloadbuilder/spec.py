@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 import pydantic
 import yaml
-from pydantic import Discriminator, Field, StrictInt, Tag
+from pydantic import ConfigDict, Discriminator, Field, StrictInt, Tag
 
 from .api._base import K8sModel, OptList, OptMap, Str
 from .api.meta_v1 import OwnerReference
@@ -52,7 +52,13 @@ API_VERSION = "workloadbuilder.dev/v1alpha1"
 KIND = "WorkloadSpec"
 
 
-class SpecOwner(K8sModel):
+class _SpecModel(K8sModel):
+    """A part of a spec file; attribute docstrings become the schema's descriptions."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+
+class SpecOwner(_SpecModel):
     """The controller's object that owns the Workload (garbage collection follows it)."""
 
     api_version: Str
@@ -61,17 +67,18 @@ class SpecOwner(K8sModel):
     uid: Str
 
 
-class SpecCapabilities(K8sModel):
+class SpecCapabilities(_SpecModel):
     """What the controller supports; deny by default (an empty list allows nothing)."""
 
     policies: list[SchedulingPolicyOption]
     disruption_modes: list[DisruptionModeOption]
 
 
-class SpecLeaf(K8sModel):
+class SpecLeaf(_SpecModel):
     """A pod group (a PodGroupTemplate): no ``children``."""
 
     name: Str
+    """The template's name: a DNS label, unique across the tree."""
     scheduling_policy: WorkloadPodGroupSchedulingPolicy | None = None
     scheduling_constraints: WorkloadPodGroupSchedulingConstraints | None = None
     disruption_mode: WorkloadPodGroupDisruptionMode | None = None
@@ -83,7 +90,7 @@ class SpecLeaf(K8sModel):
     """Each pod's resource requests, e.g. ``{cpu: "2", nvidia.com/gpu: 1}`` (``simulate``)."""
 
 
-class SpecComposite(K8sModel):
+class SpecComposite(_SpecModel):
     """A group of groups (a CompositePodGroupTemplate): one or more ``children``."""
 
     name: Str
@@ -92,6 +99,7 @@ class SpecComposite(K8sModel):
     disruption_mode: WorkloadCompositePodGroupDisruptionMode | None = None
     priority_class_name: Str = ""
     children: Annotated[list[SpecNode], Field(min_length=1)]
+    """The child groups: leaves (no ``children``) or composites."""
 
 
 def _node_kind(value: Any) -> str:
@@ -107,18 +115,20 @@ SpecNode = Annotated[
 ]
 
 
-class SpecBody(K8sModel):
+class SpecBody(_SpecModel):
     """Naming inputs, capabilities and the tree."""
 
     namespace: Str
+    """The namespace of the Workload and its runtime objects."""
     owner: SpecOwner
     workload_name: Str | None = None
     """Defaults to ``generate_workload_name(owner.name, owner.uid)``, as the Job controller."""
     capabilities: SpecCapabilities
     root: SpecNode
+    """The tree's root group."""
 
 
-class WorkloadSpecFile(K8sModel):
+class WorkloadSpecFile(_SpecModel):
     """A ``WorkloadSpec`` document."""
 
     api_version: Literal["workloadbuilder.dev/v1alpha1"]
