@@ -6,7 +6,7 @@ lists pods, PodGroups and CompositePodGroups, binds pods with a merge patch of
 standing in for the kubelet, marking them ``Running``), writes ``PodScheduled`` and the
 groups' ``...InitiallyScheduled`` conditions through ``/status``, and posts the scheduler's
 ``Scheduled`` / ``FailedScheduling`` events. The placement itself is
-:func:`workloadbuilder.testing._sim_place.plan`, a pure function whose module docstring
+:func:`workloadbuilder.testing.sim.place.plan`, a pure function whose module docstring
 states the rules and what is written.
 
 Condition reasons: ``Scheduled`` (True, empty message), ``Unschedulable`` (False) and
@@ -30,9 +30,9 @@ from typing import Any, Final, Literal, Protocol
 
 import aiohttp
 
-from ._sim_groups import COMPOSITE, POD_GROUP
-from ._sim_model import SimNode
-from ._sim_place import ConditionChange, PodWrite, plan
+from .groups import COMPOSITE, POD_GROUP
+from .model import SimNode
+from .place import ConditionChange, PodWrite, plan
 
 __all__ = ["GangSimulator", "SimNode", "StepResult"]
 

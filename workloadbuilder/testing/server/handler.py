@@ -14,12 +14,12 @@ from typing import Any
 from aiohttp import web
 from multidict import CIMultiDict, MultiMapping
 
-from workloadbuilder.testing import _errors
-from workloadbuilder.testing._faults import Fault, Faults, RecordedRequest
-from workloadbuilder.testing._operations import Engine, Result, WriteOptions, decode_body
-from workloadbuilder.testing._resources import Registry, ResourceType
-from workloadbuilder.testing._selectors import field_selector, label_selector
-from workloadbuilder.testing._store import Event, Watcher
+from workloadbuilder.testing.common import errors
+from workloadbuilder.testing.common.resources import Registry, ResourceType
+from workloadbuilder.testing.engine.operations import Engine, Result, WriteOptions, decode_body
+from workloadbuilder.testing.server.faults import Fault, Faults, RecordedRequest
+from workloadbuilder.testing.store.selectors import field_selector, label_selector
+from workloadbuilder.testing.store.store import Event, Watcher
 
 _log = logging.getLogger(__name__)
 _JSON = {"Content-Type": "application/json"}
@@ -56,7 +56,7 @@ def _json(code: int, body: Any, warnings: list[str] | None = None) -> web.Respon
     return web.Response(status=code, body=json.dumps(body).encode(), headers=headers)
 
 
-def _error(exc: _errors.APIStatusError) -> web.Response:
+def _error(exc: errors.APIStatusError) -> web.Response:
     return _json(exc.code, exc.status)
 
 
@@ -68,13 +68,13 @@ def _bool(query: MultiMapping[str], name: str) -> bool:
         return True
     if value in _FALSE:
         return False
-    raise _errors.bad_request(f"invalid boolean value {value!r} for {name}: use true or false")
+    raise errors.bad_request(f"invalid boolean value {value!r} for {name}: use true or false")
 
 
 def _dry_run(values: list[str]) -> bool:
     for value in values:
         if value != "All":
-            raise _errors.bad_request(
+            raise errors.bad_request(
                 f'Invalid dryRun value "{value}": the only supported value is "All"'
             )
     return bool(values)
@@ -117,11 +117,11 @@ class HTTPHandler:
                 if response is not None:
                     return response
             return await self._serve(request, body)
-        except _errors.APIStatusError as exc:
+        except errors.APIStatusError as exc:
             return _error(exc)
         except Exception as exc:  # a bug in the server: log it, answer as the API server would
             _log.exception("FakeAPIServer failed on %s %s", request.method, request.path)
-            return _error(_errors.internal(f"{type(exc).__name__}: {exc}"))
+            return _error(errors.internal(f"{type(exc).__name__}: {exc}"))
 
     async def _fault(self, fault: Fault, request: web.BaseRequest) -> web.StreamResponse | None:
         if fault.kind == "delay":
@@ -134,9 +134,9 @@ class HTTPHandler:
         if fault.kind == "conflict":
             target = self._target(request.path)
             if isinstance(target, Target) and target.name:
-                raise _errors.modified(target.rt, target.name)
-            raise _errors.APIStatusError(
-                _errors.status_body(409, "Conflict", fault.message or "injected conflict")
+                raise errors.modified(target.rt, target.name)
+            raise errors.APIStatusError(
+                errors.status_body(409, "Conflict", fault.message or "injected conflict")
             )
         if fault.status == 429:
             return web.Response(
@@ -149,14 +149,14 @@ class HTTPHandler:
                 },
             )
         if fault.status == 500:
-            raise _errors.internal(fault.message or "injected fault")
+            raise errors.internal(fault.message or "injected fault")
         if fault.status == 503:
-            raise _errors.unavailable(
+            raise errors.unavailable(
                 fault.message or "the server is currently unable to handle the request"
             )
         reason = web.Response(status=fault.status).reason or "Failure"
-        raise _errors.APIStatusError(
-            _errors.status_body(
+        raise errors.APIStatusError(
+            errors.status_body(
                 fault.status, reason.replace(" ", ""), fault.message or "injected fault"
             )
         )
@@ -181,7 +181,7 @@ class HTTPHandler:
                 return self.registry.api_group(parts[1]) or _not_served()
             group, version, rest = parts[1], parts[2], parts[3:]
         else:
-            raise _errors.path_not_found()
+            raise errors.path_not_found()
         if not rest:
             return self.registry.resource_list(group, version) or _not_served()
         namespace = None
@@ -191,20 +191,20 @@ class HTTPHandler:
                 namespace, rest = rest[1], rest[2:]
         rt = self.registry.get(group, version, rest[0])
         if rt is None or len(rest) > 3:
-            raise _errors.path_not_found()
+            raise errors.path_not_found()
         name = rest[1] if len(rest) > 1 else None
         sub = rest[2] if len(rest) > 2 else ""
         if (sub and (sub != "status" or not rt.status)) or (
             rt.namespaced and name and namespace is None
         ):
-            raise _errors.path_not_found()
+            raise errors.path_not_found()
         return Target(rt, namespace, name, sub)
 
     async def _serve(self, request: web.BaseRequest, body: bytes) -> web.StreamResponse:
         target = self._target(request.path)
         if not isinstance(target, Target):
             if request.method != "GET":
-                raise _errors.method_not_allowed(request.method)
+                raise errors.method_not_allowed(request.method)
             return _json(200, target)
         query = request.query
         method = request.method
@@ -246,13 +246,13 @@ class HTTPHandler:
                     target.subresource,
                 )
             )
-        raise _errors.method_not_allowed(method)
+        raise errors.method_not_allowed(method)
 
     def _options(self, request: web.BaseRequest) -> WriteOptions:
         query = request.query
         validation = query.get("fieldValidation", "Warn") or "Warn"
         if validation not in ("Ignore", "Warn", "Strict"):
-            raise _errors.bad_request(
+            raise errors.bad_request(
                 f'invalid fieldValidation value "{validation}": use Ignore, Warn or Strict'
             )
         agent = request.headers.get("User-Agent", "")
@@ -267,7 +267,7 @@ class HTTPHandler:
     def _delete(self, target: Target, query: MultiMapping[str], body: bytes) -> Result:
         options = _body(body) if body.strip() else {}
         if not isinstance(options, dict):
-            raise _errors.bad_request("the body of a DELETE must be DeleteOptions")
+            raise errors.bad_request("the body of a DELETE must be DeleteOptions")
         policy = query.get("propagationPolicy") or options.get("propagationPolicy")
         orphan = query.get("orphanDependents") or options.get("orphanDependents")
         if policy is None and orphan in (True, "true"):
@@ -299,17 +299,17 @@ class HTTPHandler:
                 field_selector(query.get("fieldSelector")),
             )
         except ValueError as exc:
-            raise _errors.bad_request(str(exc)) from None
+            raise errors.bad_request(str(exc)) from None
         rv_text = query.get("resourceVersion") or ""
         if rv_text not in ("", "0") and not rv_text.isdigit():
-            raise _errors.bad_request(f'invalid resourceVersion "{rv_text}": must be a number')
+            raise errors.bad_request(f'invalid resourceVersion "{rv_text}": must be a number')
         timeout = float(query["timeoutSeconds"]) if query.get("timeoutSeconds") else None
         bookmarks = _bool(query, "allowWatchBookmarks")
         watcher = Watcher(
             (rt.group, rt.plural), target.namespace, lambda o: labels(o) and fields(o)
         )
         initial: list[Event] = []
-        expired: _errors.APIStatusError | None = None
+        expired: errors.APIStatusError | None = None
         try:
             if rv_text in ("", "0"):
                 listing = self.engine.listing(
@@ -322,7 +322,7 @@ class HTTPHandler:
                 self.engine.store.subscribe(watcher, None)
             else:
                 initial = self.engine.store.subscribe(watcher, int(rv_text))
-        except _errors.APIStatusError as exc:
+        except errors.APIStatusError as exc:
             expired = exc
         response = web.StreamResponse(status=200, headers=_JSON)
         response.enable_chunked_encoding()
@@ -398,7 +398,7 @@ def _page(listing: dict[str, Any], limit: str | None, token: str | None) -> dict
         if not (
             isinstance(after, list) and len(after) == 2 and all(isinstance(a, str) for a in after)
         ):
-            raise _errors.bad_request(
+            raise errors.bad_request(
                 f"invalid continue token {token!r}: pass metadata.continue of the previous page"
             )
         items = [i for i in items if _key(i) > (after[0], after[1])]
@@ -417,7 +417,7 @@ def _key(item: dict[str, Any]) -> tuple[str, str]:
 
 
 def _not_served() -> dict[str, Any]:
-    raise _errors.path_not_found()
+    raise errors.path_not_found()
 
 
 def _body(body: bytes) -> Any:

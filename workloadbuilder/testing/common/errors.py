@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workloadbuilder.testing._resources import ResourceType
+from workloadbuilder.testing.common.resources import ResourceType
 
 
 class APIStatusError(Exception):

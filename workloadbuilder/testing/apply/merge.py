@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workloadbuilder.testing._fieldset import LIST_MAP_KEYS
+from workloadbuilder.testing.apply.fieldset import LIST_MAP_KEYS
 
 
 def copy_json(value: Any) -> Any:
