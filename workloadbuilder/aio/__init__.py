@@ -1,15 +1,56 @@
-"""Async helpers on kubernetes-asyncio (or ``kubernetes.aio``): apply, wait, diagnose, audit."""
+"""Async helpers on kubernetes-asyncio (or the official client's ``kubernetes.aio``).
 
+Put the objects on a cluster and keep them right: ``preflight``, ``apply``, ``resize``,
+``delete`` and ``reconcile``; tell what the scheduler is doing with them: ``wait_scheduled``,
+``diagnose`` and ``audit``. Requests go through the caller's configured ``ApiClient``.
+Install with ``pip install 'workloadbuilder[aio]'``.
+"""
+
+from ._transport import RetryPolicy
+from .apply import DEFAULT_CONCURRENCY, apply
+from .delete import delete
 from .diagnose import GroupState, Member, MemberProblem, SchedulingEvent, Verdict, diagnose
+from .errors import (
+    APIError,
+    ApplyError,
+    FieldConflict,
+    FieldConflictError,
+    InvalidObjectError,
+    MissingAPI,
+    MissingAPIError,
+    ObjectRef,
+)
+from .events import Event
+from .preflight import preflight
+from .reconcile import ReconcileResult, reconcile
+from .resize import DEFAULT_FIELD_MANAGER, resize
 from .wait import NotScheduledError, wait_scheduled
 
 __all__ = [
+    "DEFAULT_CONCURRENCY",
+    "DEFAULT_FIELD_MANAGER",
+    "APIError",
+    "ApplyError",
+    "Event",
+    "FieldConflict",
+    "FieldConflictError",
     "GroupState",
+    "InvalidObjectError",
     "Member",
     "MemberProblem",
+    "MissingAPI",
+    "MissingAPIError",
     "NotScheduledError",
+    "ObjectRef",
+    "ReconcileResult",
+    "RetryPolicy",
     "SchedulingEvent",
     "Verdict",
+    "apply",
+    "delete",
     "diagnose",
+    "preflight",
+    "reconcile",
+    "resize",
     "wait_scheduled",
 ]
