@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Final, Literal, cast
+from typing import Any, Final
 
 from workloadbuilder.api import scheduling_v1alpha3, scheduling_v1beta1
 
-from ._read import COMPOSITE_POD_GROUPS, POD_GROUPS, Resource
+from ._resources import COMPOSITE_POD_GROUPS, POD_GROUPS, Resource
+from .errors import ObjectRef
 
 __all__ = [
     "DISRUPTION_TARGET",
-    "GroupKind",
     "GroupLike",
-    "GroupRef",
     "condition",
+    "condition_type",
     "group_ref",
+    "group_resource",
 ]
 
-GroupKind = Literal["PodGroup", "CompositePodGroup"]
 GroupLike = (
     scheduling_v1beta1.PodGroup
     | scheduling_v1alpha3.PodGroup
@@ -28,44 +27,18 @@ GroupLike = (
 )
 """A PodGroup or CompositePodGroup: an SDK model or the object's JSON."""
 
-INITIALLY_SCHEDULED: Final[Mapping[GroupKind, str]] = {
-    "PodGroup": "PodGroupInitiallyScheduled",
-    "CompositePodGroup": "CompositePodGroupInitiallyScheduled",
-}
 DISRUPTION_TARGET: Final = "DisruptionTarget"
-_RESOURCES: Final[Mapping[GroupKind, Resource]] = {
-    "PodGroup": POD_GROUPS,
-    "CompositePodGroup": COMPOSITE_POD_GROUPS,
+_SERVED: Final[Mapping[str, tuple[Resource, str]]] = {
+    "PodGroup": (POD_GROUPS, "PodGroupInitiallyScheduled"),
+    "CompositePodGroup": (COMPOSITE_POD_GROUPS, "CompositePodGroupInitiallyScheduled"),
 }
 
 
-@dataclass(frozen=True)
-class GroupRef:
-    """A PodGroup or CompositePodGroup by kind, namespace and name."""
-
-    kind: GroupKind
-    namespace: str
-    name: str
-
-    def __str__(self) -> str:
-        return f"{self.kind} {self.namespace}/{self.name}"
-
-    @property
-    def resource(self) -> Resource:
-        """Where the kind is served (PodGroup v1beta1, CompositePodGroup v1alpha3)."""
-        return _RESOURCES[self.kind]
-
-    @property
-    def condition_type(self) -> str:
-        """``PodGroupInitiallyScheduled`` or ``CompositePodGroupInitiallyScheduled``."""
-        return INITIALLY_SCHEDULED[self.kind]
-
-
-def group_ref(group: GroupLike) -> GroupRef:
+def group_ref(group: GroupLike) -> ObjectRef:
     """The reference of an SDK group model or a group's JSON; ValueError names what is missing."""
     doc = group if isinstance(group, Mapping) else group.to_dict()
     kind = doc.get("kind")
-    if kind not in _RESOURCES:
+    if kind not in _SERVED:
         raise ValueError(
             f"kind {kind!r} is not a group: pass a PodGroup or CompositePodGroup (an SDK model "
             "or its JSON with kind, metadata.name and metadata.namespace)"
@@ -77,7 +50,18 @@ def group_ref(group: GroupLike) -> GroupRef:
             f"the {kind} needs metadata.name and metadata.namespace to be found on the server,"
             f" got name={name!r}, namespace={namespace!r}"
         )
-    return GroupRef(cast(GroupKind, kind), namespace, name)
+    resource = group_resource(str(kind))
+    return ObjectRef(str(kind), namespace, name, resource.api_version)
+
+
+def group_resource(kind: str) -> Resource:
+    """Where a group kind is served (PodGroup v1beta1, CompositePodGroup v1alpha3)."""
+    return _SERVED[kind][0]
+
+
+def condition_type(kind: str) -> str:
+    """``PodGroupInitiallyScheduled`` or ``CompositePodGroupInitiallyScheduled``."""
+    return _SERVED[kind][1]
 
 
 def condition(obj: Mapping[str, Any], type_: str) -> Mapping[str, Any] | None:

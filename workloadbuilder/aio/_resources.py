@@ -16,6 +16,7 @@ __all__ = [
     "COMPOSITE_POD_GROUPS",
     "EVENTS",
     "JOBS",
+    "PODS",
     "POD_GROUPS",
     "WORKLOADS",
     "Resource",
@@ -88,6 +89,7 @@ COMPOSITE_POD_GROUPS = Resource(
 )
 JOBS = Resource("batch", "v1", "jobs", "Job")
 EVENTS = Resource("", "v1", "events", "Event")
+PODS = Resource("", "v1", "pods", "Pod")
 
 _BY_KIND: dict[tuple[str, str], Resource] = {
     (r.api_version, r.kind): r for r in (WORKLOADS, POD_GROUPS, COMPOSITE_POD_GROUPS, JOBS)

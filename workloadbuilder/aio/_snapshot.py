@@ -8,8 +8,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._groups import GroupKind, GroupRef
-from ._read import COMPOSITE_POD_GROUPS, EVENTS, POD_GROUPS, PODS, WORKLOADS, Reader
+from ._groups import group_resource
+from ._queries import read_listing
+from ._resources import COMPOSITE_POD_GROUPS, EVENTS, POD_GROUPS, PODS, WORKLOADS, Resource
+from ._transport import Transport
+from .errors import APIError, ObjectRef
 
 __all__ = ["Snapshot", "name_of", "pod_group_of"]
 
@@ -58,14 +61,14 @@ class Snapshot:
         object.__setattr__(self, "_events", events)
 
     @classmethod
-    async def read(cls, reader: Reader, namespace: str) -> Snapshot:
+    async def read(cls, transport: Transport, namespace: str) -> Snapshot:
         """Read every kind concurrently (a kind the server does not serve reads as empty)."""
         kinds = (PODS, POD_GROUPS, COMPOSITE_POD_GROUPS, WORKLOADS, EVENTS)
-        listings = await asyncio.gather(*(reader.list(k, namespace) for k in kinds))
-        pods, groups, composites, workloads, events = (lst.items for lst in listings)
+        lists = await asyncio.gather(*(_items(transport, k, namespace) for k in kinds))
+        pods, groups, composites, workloads, events = lists
         return cls(namespace, pods, groups, composites, workloads, events)
 
-    def group(self, kind: GroupKind, name: str) -> Obj | None:
+    def group(self, kind: str, name: str) -> Obj | None:
         """The PodGroup or CompositePodGroup called ``name``."""
         pool = self.composites if kind == "CompositePodGroup" else self.pod_groups
         return next((g for g in pool if name_of(g) == name), None)
@@ -74,14 +77,11 @@ class Snapshot:
         """Pods whose ``spec.schedulingGroup.podGroupName`` is ``pod_group``, by name."""
         return sorted(self._members.get(pod_group, []), key=name_of)
 
-    def children(self, composite: str) -> list[GroupRef]:
+    def children(self, composite: str) -> list[ObjectRef]:
         """Groups whose ``spec.parentCompositePodGroupName`` is ``composite``, by name."""
-        pools: tuple[tuple[GroupKind, tuple[Obj, ...]], ...] = (
-            ("CompositePodGroup", self.composites),
-            ("PodGroup", self.pod_groups),
-        )
+        pools = (("CompositePodGroup", self.composites), ("PodGroup", self.pod_groups))
         found = [
-            GroupRef(kind, self.namespace, name_of(g))
+            ObjectRef(kind, self.namespace, name_of(g), group_resource(kind).api_version)
             for kind, pool in pools
             for g in pool
             if (g.get("spec") or {}).get("parentCompositePodGroupName") == composite
@@ -91,6 +91,15 @@ class Snapshot:
     def events_of(self, kind: str, name: str) -> Sequence[Obj]:
         """Events about the object, oldest first."""
         return sorted(self._events.get((kind, name), []), key=_event_time)
+
+
+async def _items(transport: Transport, resource: Resource, namespace: str) -> tuple[Obj, ...]:
+    try:
+        return (await read_listing(transport, resource, namespace)).items
+    except APIError as exc:
+        if exc.status == 404:  # not served here (a feature gate is off)
+            return ()
+        raise
 
 
 def _event_time(event: Obj) -> str:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit, urlunsplit
@@ -236,7 +237,36 @@ class Transport:
         body: Any,
     ) -> tuple[int, Mapping[str, str], bytes]:
         timeout = self.retry.request_timeout
+        async with self._open(method, path, query, headers, body, timeout) as resp:
+            return resp.status, resp.headers, await resp.read()
+
+    @asynccontextmanager
+    async def stream(
+        self, path: str, *, query: Sequence[tuple[str, str]] = (), timeout: float | None = None
+    ) -> AsyncIterator[aiohttp.ClientResponse]:
+        """A GET whose body is read as it arrives (a watch), not retried; any status.
+
+        ``timeout`` bounds the whole response (``None``: unbounded). The response is released
+        on exit.
+        """
+        self.requests += 1
+        headers = {"Accept": JSON}
+        async with self._open("GET", path, list(query), headers, None, timeout) as resp:
+            yield resp
+
+    @asynccontextmanager
+    async def _open(
+        self,
+        method: str,
+        path: str,
+        query: list[tuple[str, str]],
+        headers: dict[str, str],
+        body: Any,
+        timeout: float | None,
+    ) -> AsyncIterator[aiohttp.ClientResponse]:
+        """Send through the ``ApiClient`` (either flavour); the raw aiohttp response."""
         client = self.api_client
+        limit = aiohttp.ClientTimeout(total=timeout)
         if self._official:
             m, url, hdrs, data, _ = await client.param_serialize(
                 method=method,
@@ -247,25 +277,21 @@ class Transport:
                 auth_settings=["BearerToken"],
             )
             rest = await client.call_api(
-                m, url, header_params=hdrs, body=data, _request_timeout=timeout
+                m, url, header_params=hdrs, body=data, _request_timeout=limit
             )
-            try:
-                raw = await rest.read()
-            finally:
-                rest.response.release()
-            return rest.status, rest.headers, raw
-        resp = await client.call_api(
-            path,
-            method,
-            query_params=query,
-            header_params=headers,
-            body=body,
-            auth_settings=["BearerToken"],
-            _preload_content=False,
-            _request_timeout=timeout,
-        )
+            resp: aiohttp.ClientResponse = rest.response
+        else:
+            resp = await client.call_api(
+                path,
+                method,
+                query_params=query,
+                header_params=headers,
+                body=body,
+                auth_settings=["BearerToken"],
+                _preload_content=False,
+                _request_timeout=limit,
+            )
         try:
-            raw = await resp.read()
+            yield resp
         finally:
             resp.release()
-        return resp.status, resp.headers, raw

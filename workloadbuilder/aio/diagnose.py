@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
 
-from ._groups import DISRUPTION_TARGET, GroupLike, GroupRef, condition, group_ref
-from ._read import Reader
+from ._groups import DISRUPTION_TARGET, GroupLike, condition, condition_type, group_ref
 from ._snapshot import Snapshot, name_of
+from ._transport import RetryPolicy, Transport
+from .errors import ObjectRef
 
 __all__ = [
     "GroupState",
@@ -94,7 +95,7 @@ class Member:
 class Verdict:
     """A group's state, the evidence behind it and, for a composite, its children's verdicts."""
 
-    group: GroupRef
+    group: ObjectRef
     state: GroupState
     summary: str
     """One sentence saying what is happening and what to do."""
@@ -108,22 +109,24 @@ class Verdict:
     """Active member pods (child groups for a composite)."""
     members: tuple[Member, ...] = ()
     children: tuple[Verdict, ...] = ()
-    blocking: tuple[GroupRef, ...] = ()
+    blocking: tuple[ObjectRef, ...] = ()
     """Children that keep ``minGroupCount`` from being met."""
 
 
-async def diagnose(api_client: Any, group: GroupLike) -> Verdict:
+async def diagnose(
+    api_client: Any, group: GroupLike, *, retry: RetryPolicy | None = None
+) -> Verdict:
     """Tell what the scheduler is doing with ``group`` (a PodGroup or CompositePodGroup).
 
     Reads the group, its member pods and their events (a composite: its child groups too)
     through ``api_client`` (kubernetes-asyncio or ``kubernetes.aio``).
     """
     ref = group_ref(group)
-    snapshot = await Snapshot.read(Reader(api_client), ref.namespace)
+    snapshot = await Snapshot.read(Transport(api_client, retry), ref.namespace)
     return verdict_of(snapshot, ref)
 
 
-def verdict_of(snapshot: Snapshot, ref: GroupRef) -> Verdict:
+def verdict_of(snapshot: Snapshot, ref: ObjectRef) -> Verdict:
     """The verdict on ``ref`` from an already read namespace."""
     obj = snapshot.group(ref.kind, ref.name)
     if ref.kind == "CompositePodGroup":
@@ -210,7 +213,7 @@ def _member(snapshot: Snapshot, pod: Obj) -> Member:
     )
 
 
-def _pod_group(snapshot: Snapshot, ref: GroupRef, obj: Obj | None) -> Verdict:
+def _pod_group(snapshot: Snapshot, ref: ObjectRef, obj: Obj | None) -> Verdict:
     pods = snapshot.members(ref.name)
     members = tuple(_member(snapshot, p) for p in pods)
     present = sum(1 for p in pods if _active(p))
@@ -226,7 +229,7 @@ def _pod_group(snapshot: Snapshot, ref: GroupRef, obj: Obj | None) -> Verdict:
             members,
         )
     required = _required(obj, "minCount")
-    found = condition(obj, ref.condition_type)
+    found = condition(obj, condition_type(ref.kind))
     reason = str(found.get("reason") or "") if found else None
     message = str(found.get("message") or "") if found else None
     group_disrupted = condition(obj, DISRUPTION_TARGET)
@@ -272,7 +275,7 @@ def _pod_group(snapshot: Snapshot, ref: GroupRef, obj: Obj | None) -> Verdict:
     return verdict(GroupState.SCHEDULED, f"{ref} is placed and its {present} members are healthy")
 
 
-def _composite(snapshot: Snapshot, ref: GroupRef, obj: Obj | None) -> Verdict:
+def _composite(snapshot: Snapshot, ref: ObjectRef, obj: Obj | None) -> Verdict:
     children = tuple(verdict_of(snapshot, c) for c in snapshot.children(ref.name))
     blocking = tuple(
         c.group
@@ -293,7 +296,7 @@ def _composite(snapshot: Snapshot, ref: GroupRef, obj: Obj | None) -> Verdict:
             blocking=blocking,
         )
     required = _required(obj, "minGroupCount")
-    found = condition(obj, ref.condition_type)
+    found = condition(obj, condition_type(ref.kind))
     reason = str(found.get("reason") or "") if found else None
     message = str(found.get("message") or "") if found else None
     needed = required if required is not None else 1

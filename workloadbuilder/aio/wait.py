@@ -11,8 +11,11 @@ from typing import Any, Final
 from workloadbuilder.api.scheduling_v1alpha3 import CompositePodGroup
 from workloadbuilder.api.scheduling_v1beta1 import PodGroup
 
-from ._groups import GroupLike, GroupRef, condition, group_ref
-from ._read import APIError, Reader
+from ._groups import GroupLike, condition, condition_type, group_ref, group_resource
+from ._queries import read_listing
+from ._transport import RetryPolicy, Transport
+from ._watch import watch_events
+from .errors import APIError, ObjectRef
 
 __all__ = ["NotScheduledError", "wait_scheduled"]
 
@@ -29,9 +32,10 @@ class NotScheduledError(TimeoutError):
     gang waits for its members to exist. ``exists`` is False when the group itself is missing.
     """
 
-    def __init__(self, group: GroupRef, timeout: float, obj: Mapping[str, Any] | None) -> None:
+    def __init__(self, group: ObjectRef, timeout: float, obj: Mapping[str, Any] | None) -> None:
         self.group, self.exists = group, obj is not None
-        found = condition(obj, group.condition_type) if obj is not None else None
+        wanted = condition_type(group.kind)
+        found = condition(obj, wanted) if obj is not None else None
         self.status: str | None = found.get("status") if found else None
         self.reason: str | None = found.get("reason") if found else None
         self.message: str | None = found.get("message") if found else None
@@ -39,38 +43,41 @@ class NotScheduledError(TimeoutError):
             why = "it does not exist; create it (pods naming a missing group stay Pending)"
         elif found is None:
             why = (
-                f"no {group.condition_type} condition yet: the scheduler writes nothing while a"
+                f"no {wanted} condition yet: the scheduler writes nothing while a"
                 " gang waits for its members to exist; diagnose() tells how many exist"
             )
         else:
-            why = f"{group.condition_type} is {self.status}, {self.reason}: {self.message}"
+            why = f"{wanted} is {self.status}, {self.reason}: {self.message}"
         super().__init__(f"{group} was not scheduled within {timeout:g}s: {why}")
 
 
-def _scheduled(ref: GroupRef, obj: Mapping[str, Any] | None) -> bool:
-    found = condition(obj, ref.condition_type) if obj is not None else None
+def _scheduled(ref: ObjectRef, obj: Mapping[str, Any] | None) -> bool:
+    found = condition(obj, condition_type(ref.kind)) if obj is not None else None
     return found is not None and found.get("status") == "True"
 
 
-def _model(ref: GroupRef, obj: Mapping[str, Any]) -> PodGroup | CompositePodGroup:
+def _model(ref: ObjectRef, obj: Mapping[str, Any]) -> PodGroup | CompositePodGroup:
     if ref.kind == "CompositePodGroup":
         return CompositePodGroup.from_server(obj)
     return PodGroup.from_server(obj)
 
 
 async def wait_scheduled(
-    api_client: Any, group: GroupLike, *, timeout: float
+    api_client: Any, group: GroupLike, *, timeout: float, retry: RetryPolicy | None = None
 ) -> PodGroup | CompositePodGroup:
     """Wait until ``group``'s ``PodGroupInitiallyScheduled`` (or, for a CompositePodGroup,
     ``CompositePodGroupInitiallyScheduled``) condition is True, and return the group as read.
 
     ``api_client`` is a kubernetes-asyncio ``ApiClient`` or a ``kubernetes.aio`` one. The group
     is watched, not polled: a watch that expires (410) is followed by a fresh list, a watch the
-    server ends or a dropped connection is resumed from the last resourceVersion seen. Raises
-    :class:`NotScheduledError` at the deadline, with the condition's reason and message.
+    server ends or a dropped connection is resumed from the last resourceVersion seen; lists
+    are retried by ``retry``. Raises :class:`NotScheduledError` at the deadline, with the
+    condition's reason and message.
     """
     ref = group_ref(group)
-    reader = Reader(api_client)
+    transport = Transport(api_client, retry)
+    resource = group_resource(ref.kind)
+    by_name = f"metadata.name={ref.name}"
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     latest: Mapping[str, Any] | None = None
@@ -80,20 +87,21 @@ async def wait_scheduled(
         async with asyncio.timeout_at(deadline):
             while True:
                 if resource_version is None:
-                    listing = await reader.list(
-                        ref.resource, ref.namespace, field_selector=f"metadata.name={ref.name}"
+                    listing = await read_listing(
+                        transport, resource, ref.namespace, field_selector=by_name
                     )
                     latest = listing.items[0] if listing.items else None
                     resource_version = listing.resource_version
                     if latest is not None and _scheduled(ref, latest):
                         return _model(ref, latest)
                 remaining = math.ceil(deadline - loop.time())
-                events = reader.watch(
-                    ref.resource,
+                events = watch_events(
+                    transport,
+                    resource,
                     ref.namespace,
                     resource_version=resource_version,
                     timeout_seconds=remaining,
-                    field_selector=f"metadata.name={ref.name}",
+                    field_selector=by_name,
                 )
                 seen = False
                 async with aclosing(events) as stream:
@@ -120,11 +128,12 @@ async def wait_scheduled(
         raise NotScheduledError(ref, timeout, latest) from None
 
 
-def _watch_error(ref: GroupRef, status: Mapping[str, Any]) -> APIError:
+def _watch_error(ref: ObjectRef, status: Mapping[str, Any]) -> APIError:
+    message = str(status.get("message") or "")
     return APIError(
-        "WATCH",
-        ref.resource.path(ref.namespace),
-        int(status.get("code") or 0),
-        str(status.get("reason") or ""),
-        str(status.get("message") or ""),
+        f"watching {ref} failed: {message}",
+        status=int(status.get("code") or 0),
+        reason=str(status.get("reason") or ""),
+        status_body=status,
+        target=ref,
     )

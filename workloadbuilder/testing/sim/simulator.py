@@ -42,7 +42,6 @@ _GROUP_APIS = {
     COMPOSITE: ("/apis/scheduling.k8s.io/v1alpha3", "compositepodgroups"),
 }
 _MERGE = {"Content-Type": "application/merge-patch+json"}
-_STRATEGIC = {"Content-Type": "application/strategic-merge-patch+json"}
 ZONE_LABEL: Final = "topology.kubernetes.io/zone"
 SCHEDULER: Final = "default-scheduler"
 _EVENT_IDS = itertools.count()
@@ -178,9 +177,7 @@ class GangSimulator:
                 "lastTransitionTime": _now(),
                 **_observed(pod),
             }
-            await _request(
-                http, "PATCH", path + "/status", {"status": {"conditions": [target]}}, _STRATEGIC
-            )
+            await _set_condition(http, path, pod, target)
             uid = (by.get("metadata") or {}).get("uid") or ""
             where = "cluster" if preemptor == "podgroup" else node
             await _event(
@@ -230,9 +227,8 @@ async def _request(
     method: str,
     path: str,
     body: Any = None,
-    patch_type: Mapping[str, str] = _MERGE,
 ) -> dict[str, Any]:
-    headers = dict(patch_type) if method == "PATCH" else None
+    headers = _MERGE if method == "PATCH" else None
     async with http.request(method, path, json=body, headers=headers) as response:
         return await _payload(response, method, path)
 
@@ -261,14 +257,11 @@ async def _bind(http: aiohttp.ClientSession, pod: Mapping[str, Any], node: SimNo
     scheduled = {
         "type": "PodScheduled",
         "status": "True",
-        "reason": None,  # a strategic-merge null removes an earlier Unschedulable reason
-        "message": None,
         "lastTransitionTime": _now(),
         "lastProbeTime": None,
         **_observed(pod),  # as listed before binding: the binding does not change generation
     }
-    status = {"phase": "Running", "conditions": [scheduled]}
-    await _request(http, "PATCH", path + "/status", {"status": status}, _STRATEGIC)
+    await _set_condition(http, path, pod, scheduled, phase="Running")
     message = f"Successfully assigned {namespace}/{name} to {node.name}"
     await _event(http, name, namespace, uid, ("Normal", "Scheduled", "Binding"), message)
 
@@ -300,12 +293,29 @@ async def _write_unschedulable(
         **_observed(pod),
     }
     if current != condition:
-        await _request(
-            http, "PATCH", path + "/status", {"status": {"conditions": [condition]}}, _STRATEGIC
-        )
+        await _set_condition(http, path, pod, condition)
     if write.event:
         action = ("Warning", "FailedScheduling", "Scheduling")
         await _event(http, name, namespace, uid, action, write.message)
+
+
+async def _set_condition(
+    http: aiohttp.ClientSession,
+    path: str,
+    pod: Mapping[str, Any],
+    condition: Mapping[str, Any],
+    phase: str | None = None,
+) -> None:
+    """Replace the pod's condition of that type, keeping its other conditions."""
+    others = [
+        c
+        for c in (pod.get("status") or {}).get("conditions") or []
+        if c.get("type") != condition["type"]
+    ]
+    status: dict[str, Any] = {"conditions": [*others, dict(condition)]}
+    if phase is not None:
+        status["phase"] = phase
+    await _request(http, "PATCH", path + "/status", {"status": status})
 
 
 async def _event(
