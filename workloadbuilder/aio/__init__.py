@@ -8,6 +8,7 @@ Install with ``pip install 'workloadbuilder[aio]'``.
 
 from ._transport import RetryPolicy
 from .apply import DEFAULT_CONCURRENCY, apply
+from .audit import Finding, FindingKind, Severity, audit
 from .delete import delete
 from .diagnose import GroupState, Member, MemberProblem, SchedulingEvent, Verdict, diagnose
 from .errors import (
@@ -34,6 +35,8 @@ __all__ = [
     "Event",
     "FieldConflict",
     "FieldConflictError",
+    "Finding",
+    "FindingKind",
     "GroupState",
     "InvalidObjectError",
     "Member",
@@ -45,8 +48,10 @@ __all__ = [
     "ReconcileResult",
     "RetryPolicy",
     "SchedulingEvent",
+    "Severity",
     "Verdict",
     "apply",
+    "audit",
     "delete",
     "diagnose",
     "preflight",
