@@ -41,3 +41,12 @@ def test_standalone_gang_prints_the_pod_group() -> None:
     assert result.returncode == 0, result.stderr
     doc = yaml.safe_load(result.stdout)
     assert doc["spec"] == {"schedulingPolicy": {"gang": {"minCount": 4}}}
+
+
+def test_observe_gang_prints_each_verdict_on_the_four_situations() -> None:
+    result = run(str(EXAMPLES / "observe_gang.py"))
+    assert result.returncode == 0, result.stderr
+    states = [line.split()[-1] for line in result.stdout.splitlines() if "state:" in line]
+    assert states == ["WaitingForMembers", "Unschedulable", "Scheduled", "Degraded"]
+    waits = [line for line in result.stdout.splitlines() if "wait_scheduled" in line]
+    assert "reason Unschedulable" in waits[1] and "returned" in waits[2]

@@ -164,3 +164,50 @@ async def test_a_composite_waits_for_its_own_condition() -> None:
     assert isinstance(placed, wb.CompositePodGroup)
     assert placed.status is not None and placed.status.conditions is not None
     assert placed.status.conditions[0].type == "CompositePodGroupInitiallyScheduled"
+
+
+async def test_a_throttled_reconnect_is_resumed_without_relisting() -> None:
+    async with FakeAPIServer() as server, server.api_client() as api:
+        simulator = await situation(server, created=4, node_count=3)
+        waiter = asyncio.create_task(aio.wait_scheduled(api, REF, timeout=15))
+        while server.open_watches == 0:
+            await asyncio.sleep(0.01)
+        server.faults.add(status=429, method="GET", path=f"*/namespaces/{NS}/podgroups", times=2)
+        await server.restart()  # the next two watches are answered 429
+        while server.faults.pending and not waiter.done():
+            await asyncio.sleep(0.01)
+        simulator.nodes = tuple(nodes(4))
+        await simulator.step()
+        placed = await waiter
+    assert placed.metadata.name == GROUP
+    lists, watches = group_gets(server)
+    assert lists == 1 and watches >= 4  # resumed from the same resourceVersion
+
+
+async def test_raises_with_invalid_for_a_rejected_hierarchy() -> None:
+    async with FakeAPIServer() as server, server.api_client() as api:
+        namespace(server)
+        server.create_object(
+            SCHEDULING,
+            "v1alpha3",
+            "compositepodgroups",
+            {
+                "metadata": {"name": "root", "namespace": NS},
+                "spec": {
+                    "schedulingPolicy": {"gang": {"minGroupCount": 1}},
+                    "workloadRef": {"workloadName": "one", "templateName": "root"},
+                },
+            },
+        )
+        pod_group(  # a child stamped from another Workload: the scheduler rejects the tree
+            server,
+            min_count=1,
+            parentCompositePodGroupName="root",
+            workloadRef={"workloadName": "other", "templateName": GROUP},
+        )
+        pod(server, "p1")
+        await GangSimulator(server, nodes(1)).step()
+        root = {"kind": "CompositePodGroup", "metadata": {"name": "root", "namespace": NS}}
+        with pytest.raises(aio.NotScheduledError) as caught:
+            await aio.wait_scheduled(api, root, timeout=0.5)
+    assert (caught.value.status, caught.value.reason) == ("False", "Invalid")

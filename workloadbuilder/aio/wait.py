@@ -109,9 +109,12 @@ async def wait_scheduled(
                         seen = True
                         obj = event.object
                         if event.type == "ERROR":
-                            if obj.get("code") != 410:
+                            code = int(obj.get("code") or 0)
+                            if code == 410:
+                                resource_version = None  # expired: list again
+                            elif code != 429 and code < 500:
                                 raise _watch_error(ref, obj)
-                            resource_version = None  # expired: list again
+                            seen = code == 410  # throttled or failing: pause, then resume
                             break
                         rv = (obj.get("metadata") or {}).get("resourceVersion")
                         resource_version = str(rv) if rv else resource_version
