@@ -52,6 +52,23 @@ def pod_group(
     )
 
 
+def composite(
+    server: FakeAPIServer, name: str, min_group_count: int, workload: str = "train"
+) -> None:
+    server.create_object(
+        SCHEDULING,
+        "v1alpha3",
+        "compositepodgroups",
+        {
+            "metadata": {"name": name, "namespace": NS},
+            "spec": {
+                "schedulingPolicy": {"gang": {"minGroupCount": min_group_count}},
+                "workloadRef": {"workloadName": workload, "templateName": name},
+            },
+        },
+    )
+
+
 def pod(
     server: FakeAPIServer, name: str, group: str | None = GROUP, cpu: str = "1500m", **spec: Any
 ) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from workloadbuilder import aio
 from workloadbuilder.aio import FindingKind, Severity
 from workloadbuilder.testing import FakeAPIServer
 
-from .seed import NS, SCHEDULING, namespace
+from .seed import NS, SCHEDULING, composite, namespace
 
 V1BETA1, V1ALPHA3 = "v1beta1", "v1alpha3"
 
@@ -56,7 +56,7 @@ def seed_problems(server: FakeAPIServer) -> None:
         "cwl",
         compositePodGroupTemplates=[
             {
-                "name": "root",
+                "name": "greedy",
                 "schedulingPolicy": {"gang": {"minGroupCount": 3}},
                 "podGroupTemplates": [{**leaf, "name": "leaf"}],
             }
@@ -105,18 +105,7 @@ def seed_problems(server: FakeAPIServer) -> None:
     group(server, "twice")
     member(server, "twice-0", "twice", metadata={"labels": {"scheduling.x-k8s.io/pod-group": "x"}})
     # a composite whose minGroupCount exceeds its number of children
-    create(
-        server,
-        V1ALPHA3,
-        "compositepodgroups",
-        {
-            "metadata": {"name": "greedy"},
-            "spec": {
-                "schedulingPolicy": {"gang": {"minGroupCount": 3}},
-                "workloadRef": {"workloadName": "cwl", "templateName": "root"},
-            },
-        },
-    )
+    composite(server, "greedy", 3, workload="cwl")
     group(
         server,
         "greedy-leaf",

@@ -18,8 +18,8 @@ from .seed import (
     GROUP_UNSCHEDULABLE,
     MISFIT,
     NS,
-    SCHEDULING,
     WAITING,
+    composite,
     namespace,
     nodes,
     pod,
@@ -161,21 +161,6 @@ async def test_enough_members_not_yet_tried_is_pending() -> None:
             pod(server, f"p{i}")
         verdict = await aio.diagnose(api, REF)
     assert verdict.state is GroupState.PENDING
-
-
-def composite(server: FakeAPIServer, name: str, min_group_count: int) -> None:
-    server.create_object(
-        SCHEDULING,
-        "v1alpha3",
-        "compositepodgroups",
-        {
-            "metadata": {"name": name, "namespace": NS},
-            "spec": {
-                "schedulingPolicy": {"gang": {"minGroupCount": min_group_count}},
-                "workloadRef": {"workloadName": "train", "templateName": name},
-            },
-        },
-    )
 
 
 def release(server: FakeAPIServer, workers: int) -> None:

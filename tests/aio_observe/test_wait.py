@@ -18,6 +18,7 @@ from .seed import (
     GROUP_UNSCHEDULABLE,
     NS,
     SCHEDULING,
+    composite,
     namespace,
     nodes,
     pod,
@@ -139,18 +140,7 @@ async def test_the_official_clients_kubernetes_aio() -> None:
 async def test_a_composite_waits_for_its_own_condition() -> None:
     async with FakeAPIServer() as server, server.api_client() as api:
         namespace(server)
-        server.create_object(
-            SCHEDULING,
-            "v1alpha3",
-            "compositepodgroups",
-            {
-                "metadata": {"name": "root", "namespace": NS},
-                "spec": {
-                    "schedulingPolicy": {"gang": {"minGroupCount": 1}},
-                    "workloadRef": {"workloadName": "w", "templateName": "root"},
-                },
-            },
-        )
+        composite(server, "root", 1, workload="w")
         pod_group(
             server,
             min_count=1,
@@ -187,18 +177,7 @@ async def test_a_throttled_reconnect_is_resumed_without_relisting() -> None:
 async def test_raises_with_invalid_for_a_rejected_hierarchy() -> None:
     async with FakeAPIServer() as server, server.api_client() as api:
         namespace(server)
-        server.create_object(
-            SCHEDULING,
-            "v1alpha3",
-            "compositepodgroups",
-            {
-                "metadata": {"name": "root", "namespace": NS},
-                "spec": {
-                    "schedulingPolicy": {"gang": {"minGroupCount": 1}},
-                    "workloadRef": {"workloadName": "one", "templateName": "root"},
-                },
-            },
-        )
+        composite(server, "root", 1, workload="one")
         pod_group(  # a child stamped from another Workload: the scheduler rejects the tree
             server,
             min_count=1,

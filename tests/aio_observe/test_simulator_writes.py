@@ -9,54 +9,9 @@ from typing import Any
 
 import pytest
 
-from workloadbuilder.testing import FakeAPIServer, GangSimulator, SimNode
+from workloadbuilder.testing import FakeAPIServer, GangSimulator
 
-NS = "c"
-ZONE = "topology.kubernetes.io/zone"
-WAITING = (
-    "pod group is unschedulable, waiting for minCount pods from a gang to be scheduled,"
-    " one or more plugins asked to wait and no plugin rejected pod"
-)
-MISFIT = (
-    "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption:"
-    " not eligible due to workload aware preemption enabled"
-)
-GROUP_UNSCHEDULABLE = (
-    "0/1 placements are available, first placement status: pod group is unschedulable,"
-    " No preemption victims found for incoming preemptor"
-)
-
-
-def nodes(count: int) -> list[SimNode]:
-    return [SimNode(f"node-{i}", {"cpu": "2"}, {ZONE: "ab"[i % 2]}) for i in range(count)]
-
-
-def seed(server: FakeAPIServer, pods: int) -> None:
-    server.create_object("", "v1", "namespaces", {"metadata": {"name": NS}})
-    server.create_object(
-        "scheduling.k8s.io",
-        "v1beta1",
-        "podgroups",
-        {
-            "metadata": {"name": "pg", "namespace": NS},
-            "spec": {"schedulingPolicy": {"gang": {"minCount": 4}}},
-        },
-    )
-    for i in range(1, pods + 1):
-        server.create_object(
-            "",
-            "v1",
-            "pods",
-            {
-                "metadata": {"name": f"p{i}", "namespace": NS},
-                "spec": {
-                    "schedulingGroup": {"podGroupName": "pg"},
-                    "containers": [
-                        {"name": "m", "image": "x", "resources": {"requests": {"cpu": "1500m"}}}
-                    ],
-                },
-            },
-        )
+from .seed import GROUP_UNSCHEDULABLE, MISFIT, NS, WAITING, ZONE, nodes, situation
 
 
 def pods(server: FakeAPIServer) -> dict[str, dict[str, Any]]:
@@ -83,11 +38,10 @@ async def server() -> Any:
 
 
 async def test_a_waiting_for_members_writes_nothing(server: FakeAPIServer) -> None:
-    seed(server, 3)
+    simulator = await situation(server, created=3, node_count=4)
     rv = server.resource_version
-    for _ in range(2):
-        await GangSimulator(server, nodes(4)).step()
-    assert server.resource_version == rv  # no write at all
+    await simulator.step()
+    assert server.resource_version == rv  # no write at all, pass after pass
     assert all((p.get("status") or {}).get("conditions") is None for p in pods(server).values())
     assert all(p["spec"].get("nodeName") is None for p in pods(server).values())
     assert events(server) == []
@@ -95,9 +49,7 @@ async def test_a_waiting_for_members_writes_nothing(server: FakeAPIServer) -> No
 
 
 async def test_b_four_created_three_fit(server: FakeAPIServer) -> None:
-    seed(server, 4)
-    sim = GangSimulator(server, nodes(3))
-    await sim.step()
+    sim = await situation(server, created=4, node_count=3)
     written = pods(server)
     messages = {}
     for name, pod in written.items():
@@ -126,8 +78,7 @@ async def test_b_four_created_three_fit(server: FakeAPIServer) -> None:
 
 
 async def test_c_four_fit_then_the_fourth_node_arrives(server: FakeAPIServer) -> None:
-    seed(server, 4)
-    await GangSimulator(server, nodes(3)).step()
+    await situation(server, created=4, node_count=3)
     before = group(server)["status"]["conditions"][0]["lastTransitionTime"]
     await GangSimulator(server, nodes(4)).step()
     placed = pods(server)
@@ -159,9 +110,7 @@ async def test_c_four_fit_then_the_fourth_node_arrives(server: FakeAPIServer) ->
 async def test_preemption_victim_gets_disruption_target_and_an_event(
     server: FakeAPIServer,
 ) -> None:
-    seed(server, 4)
-    sim = GangSimulator(server, nodes(4))
-    await sim.step()
+    sim = await situation(server, created=4, node_count=4)
     victim = pods(server)["p2"]
     seen: list[dict[str, Any]] = []
     async with server.api_client() as api:
@@ -205,9 +154,7 @@ async def test_preemption_victim_gets_disruption_target_and_an_event(
 
 
 async def test_preemption_by_a_plain_pod_names_the_pod_and_node(server: FakeAPIServer) -> None:
-    seed(server, 4)
-    sim = GangSimulator(server, nodes(4))
-    await sim.step()
+    sim = await situation(server, created=4, node_count=4)
     node = pods(server)["p1"]["spec"]["nodeName"]
     await sim.preempt(NS, "p1", by={"kind": "Pod", "metadata": {"name": "hi", "uid": "uid-hi"}})
     assert [e for e in events(server) if e[2] == "Preempted"] == [
