@@ -9,8 +9,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-import yaml
-
 from workloadbuilder.testing import rules
 from workloadbuilder.testing.apply import managed
 from workloadbuilder.testing.apply.merge import (
@@ -23,7 +21,12 @@ from workloadbuilder.testing.apply.merge import (
 )
 from workloadbuilder.testing.common import errors
 from workloadbuilder.testing.common.resources import Registry, ResourceType
-from workloadbuilder.testing.engine.unknown_fields import FieldChecker, prune
+from workloadbuilder.testing.engine import decoding, object_types
+from workloadbuilder.testing.engine.unknown_fields import (
+    FieldChecker,
+    model_type_errors,
+    prune,
+)
 from workloadbuilder.testing.store.selectors import field_selector, label_selector
 from workloadbuilder.testing.store.store import GroupResource, Name, Store, Stored
 
@@ -34,6 +37,7 @@ JSON_PATCH = "application/json-patch+json"
 PATCH_TYPES = (JSON_PATCH, MERGE, APPLY, STRATEGIC)
 
 _NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"
+_MAX_GENERATED_PREFIX = 58  # 63 minus the 5 random characters (apiserver's names.go)
 
 
 @dataclass(frozen=True)
@@ -118,10 +122,13 @@ class Engine:
         registry: Registry,
         store: Store,
         field_checker: FieldChecker | None,
+        *,
+        auto_create_namespaces: bool = False,
     ) -> None:
         self.registry = registry
         self.store = store
         self.field_checker = field_checker
+        self.auto_create_namespaces = auto_create_namespaces
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -145,6 +152,7 @@ class Engine:
             raise errors.bad_request(
                 f"the body of the request must be a {rt.kind} object, got {type(obj).__name__}"
             )
+        _check_go_types(rt, obj)
         api_version = obj.setdefault("apiVersion", rt.api_version)
         group = api_version.rpartition("/")[0]
         if (
@@ -160,8 +168,6 @@ class Engine:
                 f"the kind in the data ({obj['kind']}) does not match the expected kind ({rt.kind})"
             )
         obj["apiVersion"] = rt.api_version
-        if not isinstance(obj.setdefault("metadata", {}), dict):
-            raise errors.bad_request("metadata must be an object")
         return obj
 
     def _check_identity(
@@ -190,6 +196,22 @@ class Engine:
                 "the namespace of the provided object does not match "
                 "the namespace sent on the request"
             )
+
+    def _admit_namespace(self, rt: ResourceType, namespace: str | None) -> None:
+        """NamespaceLifecycle admission: a create needs its namespace (404 when missing).
+
+        With ``auto_create_namespaces`` the namespace is created instead. Without a served
+        ``namespaces`` resource there is nothing to check.
+        """
+        namespaces = self.registry.get("", "v1", "namespaces")
+        if not rt.namespaced or not namespace or namespaces is None:
+            return
+        if self.store.get(_resource(namespaces), ("", namespace)) is not None:
+            return
+        if not self.auto_create_namespaces:
+            raise errors.not_found(namespaces, namespace)
+        body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
+        self.create(namespaces, None, body, WriteOptions(default_manager="kube-apiserver"))
 
     def _check_fields(
         self, rt: ResourceType, obj: dict[str, Any], opts: WriteOptions, *, apply: bool
@@ -264,10 +286,12 @@ class Engine:
         self, rt: ResourceType, namespace: str | None, body: Any, opts: WriteOptions
     ) -> Result:
         """POST: a new object (201)."""
-        obj = self._check_type(rt, copy_json(body))
+        obj = self._check_type(rt, decode_object(rt, body))
         meta = obj["metadata"]
         self._check_namespace(rt, meta, namespace)
         name = _assign_name(rt, meta)
+        if not opts.dry_run or not self.auto_create_namespaces:
+            self._admit_namespace(rt, namespace)
         if self.store.get(_resource(rt), self._name(rt, namespace, name)) is not None:
             raise errors.already_exists(rt, name)
         warnings = self._check_fields(rt, obj, opts, apply=False)
@@ -298,7 +322,7 @@ class Engine:
         subresource: str = "",
     ) -> Result:
         """PUT: replace the object (or only its status); a stale resourceVersion is a 409."""
-        obj = self._check_type(rt, copy_json(body))
+        obj = self._check_type(rt, decode_object(rt, body))
         self._check_identity(rt, obj, namespace, name)
         stored = self._stored(rt, namespace, name)
         warnings = self._check_fields(rt, obj, opts, apply=False)
@@ -400,6 +424,8 @@ class Engine:
         if stored is None:
             if subresource:
                 raise errors.not_found(rt, name)
+            if not opts.dry_run or not self.auto_create_namespaces:
+                self._admit_namespace(rt, namespace)
             live = _new_object(rt, namespace, name, stamp)
             entries: managed.Entries = {}
         else:
@@ -446,7 +472,9 @@ class Engine:
     def _validate(self, rt: ResourceType, stored: Stored | None, obj: dict[str, Any]) -> None:
         """The API server's rules on the final object (and the old one, on updates): else 422."""
         old = self.present(rt, stored.obj) if stored else None
-        causes = rules.validate_object(rt.group, rt.version, rt.kind, obj, old, self.registry.gates)
+        causes = rules.validate_object(
+            rt.group, rt.version, rt.kind, obj, old, self.registry.gates, namespaced=rt.namespaced
+        )
         if causes:
             raise errors.invalid(rt.kind, rt.group, obj["metadata"].get("name", ""), causes)
 
@@ -479,8 +507,12 @@ class Engine:
         name: str,
         propagation: str | None = None,
         dry_run: bool = False,
+        *,
+        preconditions: dict[str, Any] | None = None,
     ) -> Result:
-        """DELETE with ``propagationPolicy`` (Background by default) and finalizers."""
+        """DELETE with ``propagationPolicy`` (Background by default), finalizers and
+        ``preconditions`` (``uid``, ``resourceVersion``: a 409 unless the live object has them).
+        """
         if propagation not in (None, "Background", "Foreground", "Orphan"):
             raise errors.bad_request(
                 f"Unsupported propagationPolicy {propagation!r}: "
@@ -488,6 +520,7 @@ class Engine:
             )
         policy = propagation or "Background"
         stored = self._stored(rt, namespace, name)
+        _check_delete_preconditions(rt, stored.obj["metadata"], preconditions or {})
         obj = copy_json(self.present(rt, stored.obj))
         if obj["metadata"].get("finalizers"):
             return self._mark_deleting(rt, stored, obj, policy, dry_run)
@@ -601,7 +634,8 @@ def _assign_name(rt: ResourceType, meta: dict[str, Any]) -> str:
                 "field": "metadata.name",
             }
             raise errors.invalid(rt.kind, rt.group, "", [cause])
-        meta["name"] = meta["generateName"] + "".join(random.choices(_NAME_CHARS, k=5))
+        prefix = meta["generateName"][:_MAX_GENERATED_PREFIX]
+        meta["name"] = prefix + "".join(random.choices(_NAME_CHARS, k=5))
     return str(meta["name"])
 
 
@@ -643,13 +677,24 @@ def _check_preconditions(
         raise errors.uid_mismatch(uid, live_uid)
 
 
+def _check_delete_preconditions(
+    rt: ResourceType, live: dict[str, Any], preconditions: dict[str, Any]
+) -> None:
+    """DeleteOptions ``preconditions``: the uid, then the resourceVersion, must match."""
+    for key, label in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
+        given = preconditions.get(key)
+        if given is not None and given != live.get(key, ""):
+            text = f"{label} in precondition: {given}, {label} in object meta: {live.get(key, '')}"
+            namespace = live.get("namespace", "") if rt.namespaced else ""
+            raise errors.precondition_failed(rt, namespace, live["name"], text)
+
+
 def _apply_configuration(rt: ResourceType, config: Any) -> dict[str, Any]:
     """An apply body checked as the API server checks it before merging (400s)."""
     if not isinstance(config, dict):
         raise errors.bad_request("an apply patch must be a YAML or JSON object")
-    meta = config.get("metadata")
-    if not isinstance(meta, dict):
-        meta = config["metadata"] = {}
+    _check_go_types(rt, config)
+    meta = config["metadata"]
     if meta.get("managedFields") is not None:
         raise errors.bad_request("metadata.managedFields must be nil")
     if config.get("apiVersion") != rt.api_version:
@@ -728,16 +773,42 @@ def _same_ownership(a: managed.Entries, b: managed.Entries) -> bool:
     )
 
 
+def _check_go_types(rt: ResourceType, obj: dict[str, Any]) -> None:
+    """400 unless ``obj``'s TypeMeta and ObjectMeta decode into their Go types."""
+    try:
+        object_types.check_type_meta(obj)
+    except object_types.TypeMismatch as exc:
+        raise errors.bad_request(
+            f"the object provided is unrecognized (must be of type {rt.kind}): {exc} "
+            f"({decoding.summarize(obj)})"
+        ) from None
+    try:
+        object_types.check_object_meta(obj, rt.kind)
+        problems = model_type_errors(rt.group, rt.version, rt.kind, obj)
+        if problems:
+            raise object_types.TypeMismatch(problems[0])
+    except object_types.TypeMismatch as exc:
+        version = str(obj.get("apiVersion") or rt.api_version).rpartition("/")[2]
+        raise errors.bad_request(
+            f"{obj.get('kind') or rt.kind} in version {json.dumps(version)} cannot be handled "
+            f"as a {rt.kind}: {exc}"
+        ) from None
+
+
+def decode_object(rt: ResourceType, body: bytes | str | Any) -> Any:
+    """The body of a create or update; 400 ``BadRequest`` as the API server words it."""
+    try:
+        return decoding.decode(body, yaml_ok=True)
+    except decoding.DecodeError as exc:
+        raise errors.bad_request(
+            f"the object provided is unrecognized (must be of type {rt.kind}): "
+            f"couldn't get version/kind; json parse error: {exc} ({decoding.summarize(body)})"
+        ) from None
+
+
 def decode_body(body: bytes | str | Any, *, yaml_ok: bool) -> Any:
-    """A request body as JSON (or, when ``yaml_ok``, YAML); 400 if it is neither."""
-    if not isinstance(body, bytes | str):
-        return copy_json(body)
+    """A patch body as JSON (or, when ``yaml_ok``, YAML); 400 if it is neither."""
     try:
-        return json.loads(body)
-    except ValueError as exc:
-        if not yaml_ok:
-            raise errors.bad_request(f"error decoding the request body as JSON: {exc}") from None
-    try:
-        return yaml.safe_load(body)
-    except yaml.YAMLError as exc:
-        raise errors.bad_request(f"error decoding YAML: {exc}") from None
+        return decoding.decode(body, yaml_ok=yaml_ok)
+    except decoding.DecodeError as exc:
+        raise errors.bad_request(f"error decoding patch: {exc}") from None
