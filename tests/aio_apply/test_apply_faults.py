@@ -31,7 +31,10 @@ async def test_200_pod_groups_exactly_once_through_every_fault() -> None:
             await server.restart(downtime=0.1)
 
         restarter = asyncio.create_task(restart_midway())
-        applied = await aio.apply(api, groups, field_manager="ctl", retry=FAST)
+        # Every other request fails: an unlucky object can meet the throttle on many attempts
+        # in a row (100 of them, each a coin toss), so allow more attempts than the default.
+        patient = aio.RetryPolicy(attempts=30, initial_wait=0.01, max_wait=0.05, jitter=0.01)
+        applied = await aio.apply(api, groups, field_manager="ctl", retry=patient)
         await restarter
 
         stored = server.list_objects(SCHEDULING, "v1beta1", "podgroups", NS)
@@ -128,3 +131,55 @@ async def test_part_way_failure_lists_applied_and_not_applied_and_a_rerun_comple
         await aio.apply(api, objects, field_manager="ctl")
         assert len(server.list_objects(SCHEDULING, "v1beta1", "podgroups", NS)) == 2
         assert len(server.list_objects(SCHEDULING, "v1beta1", "workloads", NS)) == 1
+
+
+async def test_a_timeout_is_retried() -> None:
+    async with FakeAPIServer() as server, server.api_client() as api:
+        server.faults.delay(2.0, method="PATCH")
+        policy = aio.RetryPolicy(request_timeout=0.3, initial_wait=0.01, max_wait=0.01, jitter=0)
+        [applied] = await aio.apply(api, gang_pod_groups(1), field_manager="ctl", retry=policy)
+        assert applied.metadata.uid
+        assert patches(server) == 2
+
+
+async def test_resize_and_delete_ride_out_faults_too() -> None:
+    objects = release_objects()
+    async with FakeAPIServer() as server, server.api_client() as api:
+        await aio.apply(api, objects, field_manager="ctl")
+        server.faults.add(status=429, retry_after=0, every=2, times=3)
+        server.faults.drop_connection(method="PATCH")
+        resized = await aio.resize(api, objects[2], 2, retry=FAST)
+        assert resized.spec.scheduling_policy.gang.min_count == 2  # type: ignore[union-attr]
+        server.faults.add(method="DELETE", status=503, times=2)
+        server.faults.drop_connection(method="DELETE")
+        deleted = await aio.delete(api, objects[0], retry=FAST)
+        assert len(deleted) == 4
+        assert server.list_objects(SCHEDULING, "v1beta1", "workloads", NS) == []
+        assert server.list_objects(SCHEDULING, "v1alpha3", "compositepodgroups", NS) == []
+
+
+@pytest.mark.parametrize(
+    ("objects", "error", "text"),
+    [
+        (
+            [{"apiVersion": "v1", "kind": "Pod"}],
+            ValueError,
+            "cannot handle apiVersion 'v1' kind 'Pod'",
+        ),
+        ([42], TypeError, "expected a Workload, PodGroup or CompositePodGroup"),
+        (
+            [{"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {}}],
+            ValueError,
+            "needs metadata.name and metadata.namespace",
+        ),
+    ],
+)
+async def test_unusable_objects_are_refused_before_any_write(
+    fake_apiserver: FakeAPIServer, objects: list[object], error: type[Exception], text: str
+) -> None:
+    async with fake_apiserver.api_client() as api:
+        with pytest.raises(error, match=text):
+            await aio.apply(api, objects, field_manager="ctl")  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="field_manager is required"):
+            await aio.apply(api, gang_pod_groups(1), field_manager="")
+    assert [r for r in fake_apiserver.requests if r.method != "GET"] == []

@@ -83,3 +83,19 @@ async def test_dry_run_persists_nothing(fake_apiserver: FakeAPIServer) -> None:
     assert all(
         r.query.get("dryRun") == "All" for r in fake_apiserver.requests if r.method == "PATCH"
     )
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+async def test_errors_and_retries_read_the_same_through_both_clients(flavour: str) -> None:
+    bad = release_objects()[2].to_dict()
+    bad["spec"]["schedulingPolicy"]["gang"]["minCount"] = -1
+    async with FakeAPIServer() as server, client_for(server, flavour) as api:
+        client = aio.Client(api, "trainer-controller")
+        assert repr(client) == "Client(field_manager='trainer-controller')"
+        server.faults.add(method="PATCH", status=429, retry_after=0)
+        with pytest.raises(aio.ApplyError) as caught:
+            await client.apply([bad])
+        [error] = caught.value.failures.values()
+        assert isinstance(error, aio.InvalidObjectError)
+        assert [e.field for e in error.errors] == ["spec.schedulingPolicy.gang.minCount"]
+        assert [r.method for r in server.requests if r.method == "PATCH"] == ["PATCH", "PATCH"]

@@ -9,6 +9,8 @@ Install with ``pip install 'workloadbuilder[aio]'``.
 from ._transport import RetryPolicy
 from .apply import DEFAULT_CONCURRENCY, apply
 from .audit import Finding, FindingKind, Severity, audit
+from .client import Client
+from .config import new_client
 from .delete import delete
 from .diagnose import GroupState, Member, MemberProblem, SchedulingEvent, Verdict, diagnose
 from .errors import (
@@ -32,6 +34,7 @@ __all__ = [
     "DEFAULT_FIELD_MANAGER",
     "APIError",
     "ApplyError",
+    "Client",
     "Event",
     "FieldConflict",
     "FieldConflictError",
@@ -54,6 +57,7 @@ __all__ = [
     "audit",
     "delete",
     "diagnose",
+    "new_client",
     "preflight",
     "reconcile",
     "resize",

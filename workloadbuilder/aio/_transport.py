@@ -156,6 +156,10 @@ class Transport:
         target: ObjectRef | None = None,
     ) -> Response:
         """Send one request, retrying what is safe; raise ``APIError`` for any other failure."""
+        try:  # the common case, without building a retry loop
+            return await self._once(method, path, query, body, content_type, target)
+        except _Retryable as exc:
+            failure: _Retryable | None = exc
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.retry.attempts),
             wait=_WaitRetryAfter(self.retry),
@@ -166,6 +170,9 @@ class Transport:
         try:
             async for attempt in retrying:
                 with attempt:
+                    if failure is not None:  # attempt 1 is the one above: wait, then retry
+                        first, failure = failure, None
+                        raise first
                     return await self._once(method, path, query, body, content_type, target)
         except _Retryable as exc:
             raise APIError(
@@ -223,9 +230,6 @@ class Transport:
         if status == 429 or status >= 500:
             reason = parsed.get("message") if isinstance(parsed, dict) else text.strip()
             raise _Retryable(f"HTTP {status} ({reason})", _retry_after(resp_headers))
-        return self._raise(status, parsed, text, target)
-
-    def _raise(self, status: int, parsed: Any, text: str, target: ObjectRef | None) -> Response:
         raise error_from_status(status, parsed if isinstance(parsed, dict) else {}, text, target)
 
     async def _send(
@@ -281,13 +285,18 @@ class Transport:
             )
             resp: aiohttp.ClientResponse = rest.response
         else:
-            resp = await client.call_api(
-                path,
+            # kubernetes-asyncio: what call_api does (default headers, cookie, auth, which may
+            # refresh an exec/OIDC token), minus re-serialising a body that is JSON already.
+            all_headers = {**client.default_headers, **headers}
+            if client.cookie:
+                all_headers["Cookie"] = client.cookie
+            await client.update_params_for_auth(all_headers, query, ["BearerToken"])
+            resp = await client.rest_client.request(
                 method,
+                client.configuration.host + path,
                 query_params=query,
-                header_params=headers,
+                headers=all_headers,
                 body=body,
-                auth_settings=["BearerToken"],
                 _preload_content=False,
                 _request_timeout=limit,
             )

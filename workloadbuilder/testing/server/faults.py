@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any, Literal
 
@@ -20,6 +20,8 @@ class RecordedRequest:
     content_type: str
     body: bytes
     user_agent: str
+    headers: dict[str, str] = field(default_factory=dict, repr=False)
+    """Every request header (also ``Authorization``: kept out of the repr)."""
 
     def json(self) -> Any:
         """The body decoded as JSON (``None`` if empty)."""

@@ -163,6 +163,7 @@ class HTTPHandler:
                 content_type=request.headers.get("Content-Type", ""),
                 body=body,
                 user_agent=request.headers.get("User-Agent", ""),
+                headers=dict(request.headers),
             )
         )
         if early is not None:
