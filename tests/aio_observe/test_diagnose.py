@@ -219,3 +219,19 @@ async def test_the_official_clients_kubernetes_aio() -> None:
         async with OfficialApiClient(OfficialConfiguration(host=server.url)) as api:
             verdict = await aio.diagnose(api, REF)
     assert verdict.state is GroupState.UNSCHEDULABLE
+
+
+async def test_composite_that_cannot_be_placed_is_unschedulable() -> None:
+    async with FakeAPIServer() as server, server.api_client() as api:
+        release(server, workers=4)  # 4 workers of 1 cpu and a driver, on one 2-cpu node
+        await GangSimulator(server, nodes(1)).step()
+        verdict = await aio.diagnose(api, ROOT)
+    assert verdict.state is GroupState.UNSCHEDULABLE
+    assert verdict.reason == "Unschedulable"
+    workers = next(c for c in verdict.children if c.group.name == "workers")
+    misfits = [
+        m
+        for m in workers.members
+        if m.scheduler_message and "Insufficient cpu" in m.scheduler_message
+    ]
+    assert misfits  # the members say why: the node-fit message

@@ -213,6 +213,20 @@ def _member(snapshot: Snapshot, pod: Obj) -> Member:
     )
 
 
+def _initially_scheduled(
+    ref: ObjectRef, obj: Obj
+) -> tuple[Mapping[str, Any] | None, str | None, str | None]:
+    """The ``...InitiallyScheduled`` condition, its reason and message (``None``: unwritten)."""
+    found = condition(obj, condition_type(ref.kind))
+    if found is None:
+        return None, None, None
+    return found, str(found.get("reason") or ""), str(found.get("message") or "")
+
+
+_WAITING: Final = (GroupState.MISSING, GroupState.WAITING_FOR_MEMBERS)
+"""Child states that cannot count towards ``minGroupCount`` yet."""
+
+
 def _pod_group(snapshot: Snapshot, ref: ObjectRef, obj: Obj | None) -> Verdict:
     pods = snapshot.members(ref.name)
     members = tuple(_member(snapshot, p) for p in pods)
@@ -229,9 +243,7 @@ def _pod_group(snapshot: Snapshot, ref: ObjectRef, obj: Obj | None) -> Verdict:
             members,
         )
     required = _required(obj, "minCount")
-    found = condition(obj, condition_type(ref.kind))
-    reason = str(found.get("reason") or "") if found else None
-    message = str(found.get("message") or "") if found else None
+    found, reason, message = _initially_scheduled(ref, obj)
     group_disrupted = condition(obj, DISRUPTION_TARGET)
 
     def verdict(state: GroupState, summary: str) -> Verdict:
@@ -277,11 +289,7 @@ def _pod_group(snapshot: Snapshot, ref: ObjectRef, obj: Obj | None) -> Verdict:
 
 def _composite(snapshot: Snapshot, ref: ObjectRef, obj: Obj | None) -> Verdict:
     children = tuple(verdict_of(snapshot, c) for c in snapshot.children(ref.name))
-    blocking = tuple(
-        c.group
-        for c in children
-        if c.state in (GroupState.MISSING, GroupState.WAITING_FOR_MEMBERS, GroupState.UNSCHEDULABLE)
-    )
+    blocking = tuple(c.group for c in children if c.state in (*_WAITING, GroupState.UNSCHEDULABLE))
     present = len(children)
     if obj is None:
         return Verdict(
@@ -296,11 +304,9 @@ def _composite(snapshot: Snapshot, ref: ObjectRef, obj: Obj | None) -> Verdict:
             blocking=blocking,
         )
     required = _required(obj, "minGroupCount")
-    found = condition(obj, condition_type(ref.kind))
-    reason = str(found.get("reason") or "") if found else None
-    message = str(found.get("message") or "") if found else None
+    found, reason, message = _initially_scheduled(ref, obj)
     needed = required if required is not None else 1
-    ready = present - len(blocking)
+    ready = sum(1 for c in children if c.state not in _WAITING)
     disrupted = condition(obj, DISRUPTION_TARGET)
 
     def verdict(state: GroupState, summary: str) -> Verdict:
