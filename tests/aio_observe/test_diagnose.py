@@ -235,3 +235,15 @@ async def test_composite_that_cannot_be_placed_is_unschedulable() -> None:
         if m.scheduler_message and "Insufficient cpu" in m.scheduler_message
     ]
     assert misfits  # the members say why: the node-fit message
+
+
+async def test_the_client_object_binds_the_same_coroutines() -> None:
+    async with FakeAPIServer() as server, server.api_client() as api:
+        await situation(server, created=4, node_count=4)
+        client = aio.Client(api, "observer")
+        verdict = await client.diagnose(REF)
+        placed = await client.wait_scheduled(REF, timeout=5)
+        findings = await client.audit(NS)
+    assert verdict.state is GroupState.SCHEDULED
+    assert placed.metadata.name == GROUP
+    assert findings == []
