@@ -190,3 +190,21 @@ async def test_raises_with_invalid_for_a_rejected_hierarchy() -> None:
         with pytest.raises(aio.NotScheduledError) as caught:
             await aio.wait_scheduled(api, root, timeout=0.5)
     assert (caught.value.status, caught.value.reason) == ("False", "Invalid")
+
+
+@pytest.mark.parametrize(
+    ("group", "says"),
+    [
+        ({"kind": "Pod", "metadata": {"name": "p", "namespace": NS}}, "kind 'Pod' is not a group"),
+        ({"kind": "PodGroup", "metadata": {"name": "p"}}, "metadata.namespace"),
+        ({"kind": "PodGroup", "metadata": {"name": ["p"], "namespace": NS}}, "metadata.name"),
+    ],
+)
+async def test_a_group_that_cannot_be_found_is_refused_before_any_request(
+    group: dict[str, object], says: str
+) -> None:
+    async with FakeAPIServer() as server, server.api_client() as api:
+        for call in (aio.wait_scheduled(api, group, timeout=1), aio.diagnose(api, group)):
+            with pytest.raises(ValueError, match=says):
+                await call
+        assert server.requests == []
