@@ -82,7 +82,7 @@ def _kind_rules(
         return validate_pod(obj, old)
     if (group, kind) == ("batch", "Job"):
         return validate_job(obj, old, gates)
-    if group != SCHEDULING_GROUP:
+    if group != SCHEDULING_GROUP or kind == "PriorityClass":
         return []
     errs: Errs = []
     if kind == "Workload":
