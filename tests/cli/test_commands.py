@@ -169,7 +169,7 @@ def test_one_line_errors_and_exit_codes(
 
 
 @pytest.mark.parametrize(
-    "command", ["schema", "build", "validate", "explain", "simulate", "migrate"]
+    "command", ["schema", "build", "validate", "explain", "simulate", "migrate", "apply", "delete"]
 )
 def test_every_command_has_help_with_an_example(runner: CliRunner, command: str) -> None:
     result = runner.invoke(app, [command, "--help"])
