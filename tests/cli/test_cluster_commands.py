@@ -1,54 +1,15 @@
-"""apply, status, diagnose, inspect and delete against the test API server over real HTTP.
-
-The command runs in a worker thread (its own event loop) with ``KUBECONFIG`` pointing at a
-``FakeAPIServer`` served by the test's loop; the gang simulator schedules in between.
-"""
+"""apply and delete against the test API server over real HTTP."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
-from conftest import SPECS
-from typer.testing import CliRunner, Result
+from cluster_support import GROUP_NAME, NS, TRAINING, WORKLOAD, cli, create_namespace
+from typer.testing import CliRunner
 
-import workloadbuilder as wb
 from workloadbuilder.cli import app
-from workloadbuilder.spec import load_spec
 from workloadbuilder.testing import FakeAPIServer
-
-NS = "ml-training"
-TRAINING = SPECS / "training.yaml"
-SPEC = load_spec(TRAINING)
-WORKLOAD = SPEC.options.name
-(GROUP,) = (o for o in SPEC.objects() if isinstance(o, wb.PodGroup))
-GROUP_NAME = GROUP.metadata.name or ""
-
-
-async def cli(server: FakeAPIServer, *args: str) -> Result:
-    env = {"KUBECONFIG": str(server.kubeconfig_path)}
-    return await asyncio.to_thread(CliRunner().invoke, app, list(args), env=env)
-
-
-def create_namespace(server: FakeAPIServer) -> None:
-    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}}
-    server.create_object("", "v1", "namespaces", namespace)
-
-
-def add_workers(server: FakeAPIServer, count: int) -> None:
-    for i in range(count):
-        pod: dict[str, Any] = {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {"name": f"worker-{i}", "namespace": NS},
-            "spec": {
-                "containers": [
-                    {"name": "main", "image": "pause", "resources": {"requests": {"cpu": "1"}}}
-                ]
-            },
-        }
-        server.create_object("", "v1", "pods", wb.set_scheduling_group(pod, GROUP))
 
 
 async def test_apply_dry_run_apply_and_delete(fake_apiserver: FakeAPIServer) -> None:

@@ -349,6 +349,81 @@ def delete(
         _out().print(line, markup=False)
 
 
+@app.command(epilog="Example: workloadbuilder status resnet-training-6dbff5dc47 -n ml-training")
+def status(
+    name: NameArg,
+    namespace: NamespaceOpt = "default",
+    output: OutputOpt = Output.table,
+    kubeconfig: KubeconfigOpt = None,
+    context: ContextOpt = None,
+) -> None:
+    """Show every group of Workload NAME and what the scheduler is doing with it."""
+    from . import _observe
+
+    rows = _on_cluster(kubeconfig, context, lambda c: _observe.workload_status(c, namespace, name))
+    if output is not Output.table:
+        _emit([{"groups": [r.to_dict() for r in rows]}], output)
+        return
+    table = Table("GROUP", "KIND", "STATE", "MEMBERS", "SUMMARY", box=None, pad_edge=False)
+    for r in rows:
+        members = f"{r.present}/{r.required}" if r.required is not None else str(r.present)
+        table.add_row(r.template, r.kind, r.state, members, r.summary)
+    _print_table(table)
+
+
+@app.command(
+    epilog="Example: workloadbuilder diagnose resnet-training-6dbff5dc47-workers-586d747894"
+)
+def diagnose(
+    name: NameArg,
+    namespace: NamespaceOpt = "default",
+    kind: Annotated[
+        str | None,
+        typer.Option("--kind", help="PodGroup or CompositePodGroup (default: whichever exists)."),
+    ] = None,
+    kubeconfig: KubeconfigOpt = None,
+    context: ContextOpt = None,
+) -> None:
+    """Print the verdict on group NAME: missing, waiting for members, pending, unschedulable,
+    scheduled, degraded or preempted, with the evidence (members, conditions, children)."""
+    from . import _observe
+
+    if kind not in (None, "PodGroup", "CompositePodGroup"):
+        fail(f"--kind must be PodGroup or CompositePodGroup, not {kind!r}", USAGE)
+    verdict = _on_cluster(
+        kubeconfig, context, lambda c: _observe.diagnose_group(c, namespace, name, kind)
+    )
+    _out().print(_observe.render_verdict(verdict))
+
+
+@app.command(epilog="Example: workloadbuilder inspect -n ml-training -o json")
+def inspect(
+    namespace: NamespaceOpt = "default",
+    output: OutputOpt = Output.table,
+    kubeconfig: KubeconfigOpt = None,
+    context: ContextOpt = None,
+) -> None:
+    """Audit the live objects of a namespace: each finding with the object and what to do.
+
+    Exit 1 when something is wrong.
+    """
+    from . import _observe
+
+    findings = _on_cluster(kubeconfig, context, lambda c: _observe.inspect_namespace(c, namespace))
+    rows = _observe.as_rows(findings)
+    if output is not Output.table:
+        _emit([{"findings": rows}], output)
+    elif not rows:
+        _out().print(f"no findings in namespace {namespace}", markup=False)
+    else:
+        table = Table("SEVERITY", "FINDING", "OBJECT", "WHAT", "TO DO", box=None, pad_edge=False)
+        for r in rows:
+            table.add_row(r["severity"], r["kind"], r["object"], r["message"], r["action"])
+        _print_table(table)
+    if rows:
+        raise typer.Exit(INVALID)
+
+
 def main() -> None:
     """The console script."""
     app()
