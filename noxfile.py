@@ -1,4 +1,4 @@
-"""Developer sessions: ``nox -s tests``, ``nox -s typecheck``, ``nox -s lint``."""
+"""Developer sessions: ``nox -s tests``, ``nox -s typecheck``, ``nox -s lint``, ``nox -s bench``."""
 
 import nox
 
@@ -20,6 +20,14 @@ def typecheck(session: nox.Session) -> None:
 @nox.session
 def lint(session: nox.Session) -> None:
     session.install("-e", ".[dev]")
-    session.run("ruff", "check", "workloadbuilder", "tests", "examples", "noxfile.py")
-    session.run("ruff", "format", "--check", "workloadbuilder", "tests", "examples", "noxfile.py")
+    paths = ("workloadbuilder", "tests", "examples", "benchmarks", "noxfile.py")
+    session.run("ruff", "check", *paths)
+    session.run("ruff", "format", "--check", *paths)
     session.run("lint-imports")
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Every benchmark's table (``benchmarks/README.md``); ``-- --smoke`` for a quick check."""
+    session.install("-e", ".[dev]")
+    session.run("python", "-m", "benchmarks", *session.posargs)

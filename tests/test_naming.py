@@ -97,7 +97,7 @@ def test_pod_group_hash_vectors() -> None:
 
 def test_hash_of_the_uid_alone_would_differ() -> None:
     # Guard against hashing the bare UID: DeepHashObject hashes the spew rendering.
-    assert _hash_suffix(b"uid-1") != "647cf7d9"
+    assert _hash_suffix(b"", b"uid-1") != "647cf7d9"
 
 
 def test_job_example_names() -> None:

@@ -8,6 +8,7 @@ they produce a valid one instead; ``docs/naming.md`` says exactly when.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Final
 
@@ -34,20 +35,39 @@ _DNS1123_SUBDOMAIN_RE: Final = re.compile(
 _INVALID_CHARS_RE: Final = re.compile(r"[^a-z0-9.-]")
 
 
-def _fnv32a(*chunks: bytes) -> int:
-    h = _FNV32_OFFSET
+def _fnv32a(*chunks: bytes, start: int = _FNV32_OFFSET) -> int:
+    """FNV-1a over ``chunks``, continuing from the state ``start``."""
+    h = start
     for chunk in chunks:
         for byte in chunk:
             h = ((h ^ byte) * _FNV32_PRIME) & 0xFFFFFFFF
     return h
 
 
+@functools.lru_cache(maxsize=256)
+def _prefix_state(prefix: bytes) -> int:
+    """The hash state after ``prefix``: every name of one Workload shares it."""
+    return _fnv32a(prefix)
+
+
+class _SafeEncoding(dict[int, str]):
+    """``str.translate`` table of rand.SafeEncodeString: code point -> alphabet letter."""
+
+    def __missing__(self, code: int) -> str:
+        letter = self[code] = _ALPHANUMS[code % len(_ALPHANUMS)]
+        return letter
+
+
+_SAFE_ENCODING: Final = _SafeEncoding()
+
+
 def _safe_encode(text: str) -> str:
-    return "".join(_ALPHANUMS[ord(c) % len(_ALPHANUMS)] for c in text)
+    return text.translate(_SAFE_ENCODING)
 
 
-def _hash_suffix(*chunks: bytes) -> str:
-    return _safe_encode(str(_fnv32a(*chunks)))
+def _hash_suffix(prefix: bytes, rest: bytes) -> str:
+    """The name suffix: rand.SafeEncodeString of the decimal FNV-1a hash of prefix + rest."""
+    return _safe_encode(str(_fnv32a(rest, start=_prefix_state(prefix))))
 
 
 def _is_dns1123_subdomain(name: str) -> bool:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import bench_core
 from core_support import rendered
 
+from benchmarks import bench_core
 from workloadbuilder import Builder, composite, leaf
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Annotated, Any, ClassVar, Self, TypeVar
 
-import yaml
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -28,6 +28,7 @@ __all__ = [
     "OptList",
     "OptMap",
     "Time",
+    "yaml_document",
 ]
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
@@ -65,6 +66,42 @@ Time = Annotated[
 """``metav1.Time``: RFC 3339 in UTC with second precision, as the API server writes it."""
 
 
+_PRINTABLE_ASCII = re.compile(r"[ -~]*")
+
+
+def _same_in_both_emitters(doc: Any) -> bool:
+    """Whether PyYAML's C and pure emitters write ``doc`` alike: every string printable ASCII
+    and no empty key. (They differ on empty or control-character keys and in how they fold
+    escaped non-ASCII text; ``tests/test_yaml_emitter.py`` hunts for more.)"""
+    stack = [doc]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if not _PRINTABLE_ASCII.fullmatch(value):
+                return False
+        elif isinstance(value, dict):
+            for key in value:
+                if not isinstance(key, str) or not key or not _PRINTABLE_ASCII.fullmatch(key):
+                    return False
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif not (value is None or isinstance(value, int | float)):
+            return False
+    return True
+
+
+def yaml_document(doc: Any) -> str:
+    """``yaml.safe_dump(doc, sort_keys=False)``'s bytes, from PyYAML's C emitter when it has
+    one and the document is one both emitters write alike. PyYAML is imported on first use."""
+    import yaml
+
+    dumper: type[Any] = yaml.SafeDumper
+    if hasattr(yaml, "CSafeDumper") and _same_in_both_emitters(doc):
+        dumper = yaml.CSafeDumper
+    return yaml.dump(doc, Dumper=dumper, sort_keys=False, default_flow_style=False)
+
+
 class K8sModel(BaseModel):
     """A Kubernetes JSON object: snake_case attributes, camelCase JSON, unknown fields rejected."""
 
@@ -75,6 +112,8 @@ class K8sModel(BaseModel):
         extra="forbid",
         validate_assignment=True,
         revalidate_instances="never",
+        # Schemas are built on a model's first use, not at import (about 60 models).
+        defer_build=True,
     )
 
     @classmethod
@@ -90,8 +129,8 @@ class K8sModel(BaseModel):
         return self.model_dump(by_alias=True, exclude_none=True, mode="json")
 
     def to_yaml(self) -> str:
-        """The object as a YAML document, keys in API order."""
-        return yaml.safe_dump(self.to_dict(), sort_keys=False, default_flow_style=False)
+        """The object as a YAML document, keys in API order (``yaml.safe_dump``'s bytes)."""
+        return yaml_document(self.to_dict())
 
 
 class K8sUnion(K8sModel):

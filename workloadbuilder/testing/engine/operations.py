@@ -9,8 +9,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-import yaml
-
 from workloadbuilder.testing import rules
 from workloadbuilder.testing.apply import managed
 from workloadbuilder.testing.apply.merge import (
@@ -23,6 +21,7 @@ from workloadbuilder.testing.apply.merge import (
 )
 from workloadbuilder.testing.common import errors
 from workloadbuilder.testing.common.resources import Registry, ResourceType
+from workloadbuilder.testing.engine import decoding, object_types
 from workloadbuilder.testing.engine.admission import admit_priority
 from workloadbuilder.testing.engine.unknown_fields import FieldChecker, prune
 from workloadbuilder.testing.rules.field_labels import field_label_error
@@ -147,6 +146,7 @@ class Engine:
             raise errors.bad_request(
                 f"the body of the request must be a {rt.kind} object, got {type(obj).__name__}"
             )
+        _check_go_types(rt, obj)
         api_version = obj.setdefault("apiVersion", rt.api_version)
         group = api_version.rpartition("/")[0]
         if (
@@ -162,8 +162,6 @@ class Engine:
                 f"the kind in the data ({obj['kind']}) does not match the expected kind ({rt.kind})"
             )
         obj["apiVersion"] = rt.api_version
-        if not isinstance(obj.setdefault("metadata", {}), dict):
-            raise errors.bad_request("metadata must be an object")
         return obj
 
     def _check_identity(
@@ -270,7 +268,7 @@ class Engine:
         self, rt: ResourceType, namespace: str | None, body: Any, opts: WriteOptions
     ) -> Result:
         """POST: a new object (201)."""
-        obj = self._check_type(rt, copy_json(body))
+        obj = self._check_type(rt, decode_object(rt, body))
         meta = obj["metadata"]
         self._check_namespace(rt, meta, namespace)
         name = _assign_name(rt, meta)
@@ -304,7 +302,7 @@ class Engine:
         subresource: str = "",
     ) -> Result:
         """PUT: replace the object (or only its status); a stale resourceVersion is a 409."""
-        obj = self._check_type(rt, copy_json(body))
+        obj = self._check_type(rt, decode_object(rt, body))
         self._check_identity(rt, obj, namespace, name)
         stored = self._stored(rt, namespace, name)
         warnings = self._check_fields(rt, obj, opts, apply=False)
@@ -498,8 +496,12 @@ class Engine:
         name: str,
         propagation: str | None = None,
         dry_run: bool = False,
+        *,
+        preconditions: dict[str, Any] | None = None,
     ) -> Result:
-        """DELETE with ``propagationPolicy`` (Background by default) and finalizers."""
+        """DELETE with ``propagationPolicy`` (Background by default), finalizers and
+        ``preconditions`` (``uid``, ``resourceVersion``: a 409 unless the live object has them).
+        """
         if propagation not in (None, "Background", "Foreground", "Orphan"):
             raise errors.bad_request(
                 f"Unsupported propagationPolicy {propagation!r}: "
@@ -507,6 +509,7 @@ class Engine:
             )
         policy = propagation or "Background"
         stored = self._stored(rt, namespace, name)
+        _check_delete_preconditions(rt, stored.obj["metadata"], preconditions or {})
         obj = copy_json(self.present(rt, stored.obj))
         if obj["metadata"].get("finalizers"):
             return self._mark_deleting(rt, stored, obj, policy, dry_run)
@@ -663,13 +666,24 @@ def _check_preconditions(
         raise errors.uid_mismatch(uid, live_uid)
 
 
+def _check_delete_preconditions(
+    rt: ResourceType, live: dict[str, Any], preconditions: dict[str, Any]
+) -> None:
+    """DeleteOptions ``preconditions``: the uid, then the resourceVersion, must match."""
+    for key, label in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
+        given = preconditions.get(key)
+        if given is not None and given != live.get(key, ""):
+            text = f"{label} in precondition: {given}, {label} in object meta: {live.get(key, '')}"
+            namespace = live.get("namespace", "") if rt.namespaced else ""
+            raise errors.precondition_failed(rt, namespace, live["name"], text)
+
+
 def _apply_configuration(rt: ResourceType, config: Any) -> dict[str, Any]:
     """An apply body checked as the API server checks it before merging (400s)."""
     if not isinstance(config, dict):
         raise errors.bad_request("an apply patch must be a YAML or JSON object")
-    meta = config.get("metadata")
-    if not isinstance(meta, dict):
-        meta = config["metadata"] = {}
+    _check_go_types(rt, config)
+    meta = config["metadata"]
     if meta.get("managedFields") is not None:
         raise errors.bad_request("metadata.managedFields must be nil")
     if config.get("apiVersion") != rt.api_version:
@@ -757,16 +771,39 @@ def _same_ownership(a: managed.Entries, b: managed.Entries) -> bool:
     )
 
 
+def _check_go_types(rt: ResourceType, obj: dict[str, Any]) -> None:
+    """400 unless ``obj``'s TypeMeta and ObjectMeta decode into their Go types."""
+    try:
+        object_types.check_type_meta(obj)
+    except object_types.TypeMismatch as exc:
+        raise errors.bad_request(
+            f"the object provided is unrecognized (must be of type {rt.kind}): {exc} "
+            f"({decoding.summarize(obj)})"
+        ) from None
+    try:
+        object_types.check_object_meta(obj, rt.kind)
+    except object_types.TypeMismatch as exc:
+        version = str(obj.get("apiVersion") or rt.api_version).rpartition("/")[2]
+        raise errors.bad_request(
+            f"{obj.get('kind') or rt.kind} in version {json.dumps(version)} cannot be handled "
+            f"as a {rt.kind}: {exc}"
+        ) from None
+
+
+def decode_object(rt: ResourceType, body: bytes | str | Any) -> Any:
+    """The body of a create or update; 400 ``BadRequest`` as the API server words it."""
+    try:
+        return decoding.decode(body, yaml_ok=True)
+    except decoding.DecodeError as exc:
+        raise errors.bad_request(
+            f"the object provided is unrecognized (must be of type {rt.kind}): "
+            f"couldn't get version/kind; json parse error: {exc} ({decoding.summarize(body)})"
+        ) from None
+
+
 def decode_body(body: bytes | str | Any, *, yaml_ok: bool) -> Any:
-    """A request body as JSON (or, when ``yaml_ok``, YAML); 400 if it is neither."""
-    if not isinstance(body, bytes | str):
-        return copy_json(body)
+    """A patch body as JSON (or, when ``yaml_ok``, YAML); 400 if it is neither."""
     try:
-        return json.loads(body)
-    except ValueError as exc:
-        if not yaml_ok:
-            raise errors.bad_request(f"error decoding the request body as JSON: {exc}") from None
-    try:
-        return yaml.safe_load(body)
-    except yaml.YAMLError as exc:
-        raise errors.bad_request(f"error decoding YAML: {exc}") from None
+        return decoding.decode(body, yaml_ok=yaml_ok)
+    except decoding.DecodeError as exc:
+        raise errors.bad_request(f"error decoding patch: {exc}") from None

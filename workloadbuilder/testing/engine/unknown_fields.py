@@ -98,10 +98,12 @@ def prune(obj: dict[str, Any], path: str) -> None:
     """Remove the field at a dotted path with ``[i]`` indexes (as :func:`_format` writes it)."""
     parts: list[str | int] = []
     for chunk in path.replace("[", ".[").split("."):
-        if chunk.startswith("["):
+        if chunk.startswith("[") and chunk[1:-1].isascii() and chunk[1:-1].isdigit():
             parts.append(int(chunk[1:-1]))
         elif chunk:
             parts.append(chunk)
+    if not parts:
+        return
     current: Any = obj
     for part in parts[:-1]:
         try:

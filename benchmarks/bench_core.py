@@ -1,6 +1,6 @@
 """Benchmark: validate + build + stamp, against writing the same JSON by hand as plain dicts.
 
-Run: ``python tests/core/bench_core.py [--repeats N]``
+Run: ``python -m benchmarks.bench_core [--repeats N] [--release-number N] [--wide-number N]``
 
 Two workloads:
 
@@ -15,18 +15,16 @@ Two workloads:
 For each, the SDK path builds the item tree, validates it, compiles the Workload and stamps
 every runtime object (``instantiate``); "+ to_dict" also serializes every object to its JSON
 dict. The baseline is hand-written functions producing the same JSON dicts (same names, same
-fields), with no checking at all. Each timing is the median of several repeats
-(``time.perf_counter``); the ratio is SDK / baseline.
+fields), with no checking at all; names come from the same naming helper on both sides. The
+ratio is SDK / baseline, medians of interleaved samples (``benchmarks/_harness.py``).
 """
 
 from __future__ import annotations
 
-import argparse
-import statistics
-import time
 from collections.abc import Callable
 from typing import Any
 
+from benchmarks._harness import Case, Row, arguments, measure, print_table
 from workloadbuilder import (
     Builder,
     BuildOptions,
@@ -212,20 +210,13 @@ def wide_dicts() -> list[dict[str, Any]]:
 # ------------------------------------------------------------------------------- measuring
 
 
-def median_seconds(func: Callable[[], object], repeats: int, number: int) -> float:
-    """Median over ``repeats`` runs of the mean time of ``number`` calls."""
-    func()  # warm up
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(number):
-            func()
-        samples.append((time.perf_counter() - start) / number)
-    return statistics.median(samples)
+def _same_json(left: list[dict[str, Any]], right: list[dict[str, Any]]) -> bool:
+    key = lambda d: (d["kind"], d["metadata"]["name"])  # noqa: E731
+    return sorted(left, key=key) == sorted(right, key=key)
 
 
-def phases(make_tree: Callable[[], WorkloadItem], repeats: int, number: int) -> str:
-    """Where the SDK's time goes: building the items, validate(), build_workload(), stamping."""
+def _phases(make_tree: Callable[[], WorkloadItem], repeats: int, number: int) -> str:
+    """Where the SDK's time goes: the items, validate(), build_workload(), stamping, to_dict()."""
     tree = make_tree()
 
     def built() -> Builder:
@@ -234,42 +225,64 @@ def phases(make_tree: Callable[[], WorkloadItem], repeats: int, number: int) -> 
         return builder
 
     ready = built()
-    times = {
-        "items": median_seconds(make_tree, repeats, number),
-        "validate": median_seconds(lambda: Builder(tree, OPTIONS).validate(), repeats, number),
-        "build": median_seconds(lambda: Builder(tree, OPTIONS).build_workload(), repeats, number),
-        "stamp": median_seconds(lambda: instantiate(ready), repeats, number),
-    }
-    return ", ".join(f"{k} {v * 1e3:.3f}" for k, v in times.items())
-
-
-def _same_json(left: list[dict[str, Any]], right: list[dict[str, Any]]) -> bool:
-    key = lambda d: (d["kind"], d["metadata"]["name"])  # noqa: E731
-    return sorted(left, key=key) == sorted(right, key=key)
+    stamped = instantiate(ready)
+    times = measure(
+        [
+            Case("items", make_tree, number),
+            Case("validate", lambda: Builder(tree, OPTIONS).validate(), number),
+            Case("build", lambda: Builder(tree, OPTIONS).build_workload(), number),
+            Case("stamp", lambda: instantiate(ready), number),
+            Case("to_dict", lambda: [o.to_dict() for o in stamped], number),
+        ],
+        repeats=repeats,
+    )
+    return ", ".join(f"{k} {v * 1e3:.3f} ms" for k, v in times.items())
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeats", type=int, default=7)
-    args = parser.parse_args()
+    args = arguments(__doc__.split("\n\n")[0], release_number=200, wide_number=3)
     cases = [
-        ("(a) release Workload, 1 CPG + 2 PG", release_tree, release_dicts, 200),
-        ("(b) widest 4-level tree, 73 CPG + 512 PG", wide_tree, wide_dicts, 3),
+        ("release Workload (1 composite + 2 leaves)", release_tree, release_dicts, "release"),
+        ("widest 4-level tree (73 composites, 512 leaves)", wide_tree, wide_dicts, "wide"),
     ]
-    print(f"median of {args.repeats} repeats, milliseconds per run")
-    print(f"{'case':42} {'dicts':>9} {'SDK':>9} {'ratio':>7} {'+to_dict':>9} {'ratio':>7}")
-    for label, make_tree, make_dicts, number in cases:
+    rows, notes = [], []
+    for label, make_tree, make_dicts, key in cases:
+        number = getattr(args, f"{key}_number")
         objects = sdk_to_dict(make_tree)
         assert _same_json(objects, make_dicts()), f"{label}: the SDK and the dicts differ"
         assert len(objects) == len(make_dicts())
-        base = median_seconds(make_dicts, args.repeats, number)
-        ours = median_seconds(lambda m=make_tree: sdk(m), args.repeats, number)
-        full = median_seconds(lambda m=make_tree: sdk_to_dict(m), args.repeats, number)
-        print(
-            f"{label:42} {base * 1e3:9.3f} {ours * 1e3:9.3f} {ours / base:6.1f}x"
-            f" {full * 1e3:9.3f} {full / base:6.1f}x"
+        tree = make_tree()
+        times = measure(
+            [
+                Case("dicts", make_dicts, number),
+                Case("sdk", lambda t=tree: sdk_to_dict(lambda: t), number),  # type: ignore[misc]
+                Case("sdk+items", lambda m=make_tree: sdk_to_dict(m), number),  # type: ignore[misc]
+            ],
+            repeats=args.repeats,
         )
-        print(f"{'':4}SDK phases (ms): {phases(make_tree, args.repeats, number)}")
+        rows.append(
+            Row(
+                f"{label}: validate + build + stamp + to_dict()",
+                "hand-written dicts",
+                times["dicts"],
+                times["sdk"],
+                target=5,
+            )
+        )
+        rows.append(
+            Row(
+                f"{label}: the same, building the item tree too",
+                "hand-written dicts",
+                times["dicts"],
+                times["sdk+items"],
+            )
+        )
+        notes.append(f"{key} SDK phases: {_phases(make_tree, args.repeats, number)}")
+    print_table(
+        "validate + build + stamp + to_dict(), per reconcile",
+        rows,
+        note="\n".join(notes),
+    )
 
 
 if __name__ == "__main__":

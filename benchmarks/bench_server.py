@@ -1,23 +1,25 @@
 """Requests per second of server-side apply of PodGroups against FakeAPIServer, next to a
 minimal aiohttp handler, with the same client in the same run.
 
-Run: ``python tests/testing/bench_server_ssa.py [--requests N] [--concurrency C]``.
+Run: ``python -m benchmarks.bench_server [--requests N] [--concurrency C] [--repeats N]``.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import socket
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import aiohttp
 from aiohttp import web
 
+from benchmarks._harness import AsyncCase, Row, arguments, measure_async, print_table
 from workloadbuilder.testing import FakeAPIServer
+
+_T = TypeVar("_T")
 
 PATH = "/apis/scheduling.k8s.io/v1beta1/namespaces/default/podgroups/"
 
@@ -61,7 +63,7 @@ async def echo(request: web.BaseRequest) -> web.Response:
     )
 
 
-async def with_minimal(fn: Callable[[str], Awaitable[float]]) -> float:
+async def with_minimal(fn: Callable[[str], Awaitable[_T]]) -> _T:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     runner = web.ServerRunner(web.Server(echo))
@@ -73,22 +75,42 @@ async def with_minimal(fn: Callable[[str], Awaitable[float]]) -> float:
         await runner.cleanup()
 
 
-async def main(requests: int, concurrency: int) -> None:
-    async def run_fake() -> float:
-        async with FakeAPIServer() as server:
-            await drive(server.url, 200, concurrency)  # warm-up
-            return await drive(server.url, requests, concurrency)
+async def main() -> None:
+    args = arguments(__doc__.splitlines()[0], requests=1000, concurrency=8)
+    async with FakeAPIServer() as server:
 
-    fake = await run_fake()
-    minimal = await with_minimal(lambda url: drive(url, requests, concurrency))
-    print(f"FakeAPIServer SSA of PodGroups: {fake:8.0f} requests/s")
-    print(f"minimal aiohttp handler:        {minimal:8.0f} requests/s")
-    print(f"ratio (FakeAPIServer/minimal):  {fake / minimal:8.2f}")
+        async def fake() -> None:
+            await drive(server.url, args.requests, args.concurrency)
+
+        async def minimal_round(url: str) -> None:
+            await drive(url, args.requests, args.concurrency)
+
+        async def both(url: str) -> dict[str, float]:
+            return await measure_async(
+                [
+                    AsyncCase("minimal", lambda: minimal_round(url)),
+                    AsyncCase("fake", fake),
+                ],
+                repeats=args.repeats,
+            )
+
+        times = await with_minimal(both)
+    per = args.requests
+    print_table(
+        f"test server throughput: {per} server-side applies of PodGroups,"
+        f" {args.concurrency} concurrent clients",
+        [
+            Row(
+                "FakeAPIServer SSA, per request",
+                "minimal aiohttp echo handler",
+                times["minimal"] / per,
+                times["fake"] / per,
+            )
+        ],
+        note=f"FakeAPIServer {per / times['fake']:.0f} requests/s,"
+        f" minimal handler {per / times['minimal']:.0f} requests/s",
+    )
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--requests", type=int, default=3000)
-    parser.add_argument("--concurrency", type=int, default=8)
-    args = parser.parse_args()
-    asyncio.run(main(args.requests, args.concurrency))
+    asyncio.run(main())

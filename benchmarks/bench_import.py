@@ -1,6 +1,6 @@
 """Import time of ``workloadbuilder`` next to the official client's ``kubernetes.client``.
 
-Run: ``python tests/conformance/bench_import_time.py [--runs N]``
+Run: ``python -m benchmarks.bench_import [--runs N]``
 
 Every sample is a fresh interpreter. Two measures per module, each the median of N samples
 (runs of the two modules and of a bare interpreter are interleaved, after one warm-up each so
@@ -13,11 +13,12 @@ that bytecode caches exist):
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import subprocess
 import sys
 import time
+
+from benchmarks._harness import Row, arguments, print_table
 
 MODULES = ("workloadbuilder", "kubernetes.client")
 
@@ -53,37 +54,42 @@ def _importtime(module: str) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=9, help="samples per module (default 9)")
-    args = parser.parse_args()
-    if args.runs < 7:
-        parser.error("use at least 7 runs")
-
+    args = arguments(__doc__.splitlines()[0], runs=9)
+    runs = args.runs if not args.smoke else 1
     for module in MODULES:  # warm-up: compile and cache bytecode
         _wall(f"import {module}")
     bare: list[float] = []
     wall: dict[str, list[float]] = {m: [] for m in MODULES}
     own: dict[str, list[float]] = {m: [] for m in MODULES}
-    for _ in range(args.runs):
+    for run in range(runs):
         bare.append(_wall("pass"))
-        for module in MODULES:
+        for module in MODULES if run % 2 == 0 else MODULES[::-1]:
             wall[module].append(_wall(f"import {module}"))
             own[module].append(_importtime(module))
-
     base = statistics.median(bare)
-    print(f"python {sys.version.split()[0]}, {args.runs} runs each, median values")
-    print(f"bare interpreter start: {base * 1000:7.1f} ms")
-    wall_ms = {m: (statistics.median(wall[m]) - base) * 1000 for m in MODULES}
-    own_ms = {m: statistics.median(own[m]) * 1000 for m in MODULES}
-    for module in MODULES:
-        print(
-            f"import {module:<18} {wall_ms[module]:7.1f} ms wall (minus start)"
-            f"   {own_ms[module]:7.1f} ms (-X importtime)"
-        )
-    first, second = MODULES
-    print(
-        f"ratio {first} / {second}: {wall_ms[first] / wall_ms[second]:.2f} (wall)"
-        f"   {own_ms[first] / own_ms[second]:.2f} (-X importtime)"
+    wall_s = {m: statistics.median(wall[m]) - base for m in MODULES}
+    own_s = {m: statistics.median(own[m]) for m in MODULES}
+    ours, theirs = MODULES
+    print_table(
+        "import time",
+        [
+            Row(
+                f"import {ours}, wall clock minus a bare interpreter's start",
+                f"import {theirs}",
+                wall_s[theirs],
+                wall_s[ours],
+                target=0.4,
+            ),
+            Row(
+                f"import {ours}, -X importtime cumulative",
+                f"import {theirs}",
+                own_s[theirs],
+                own_s[ours],
+                target=0.4,
+            ),
+        ],
+        note=f"{runs} fresh interpreters per module, interleaved; bare interpreter start"
+        f" {base * 1e3:.1f} ms",
     )
 
 
