@@ -68,9 +68,9 @@ def prune(obj: dict[str, Any], path: str) -> None:
     for chunk in path.replace("[", ".[").split("."):
         if chunk.startswith("[") and chunk[1:-1].isascii() and chunk[1:-1].isdigit():
             parts.append(int(chunk[1:-1]))
-        elif chunk:
-            parts.append(chunk)
-    if not parts:
+        else:
+            parts.append(chunk)  # "" too: a key "" is written as "metadata."
+    if not path:
         return
     current: Any = obj
     for part in parts[:-1]:
