@@ -172,6 +172,7 @@ class HTTPHandler:
                 content_type=request.headers.get("Content-Type", ""),
                 body=body,
                 user_agent=request.headers.get("User-Agent", ""),
+                headers=dict(request.headers),
             )
         )
         if early is not None:
@@ -362,19 +363,22 @@ class HTTPHandler:
             policy = "Orphan"
         assert target.name is not None
         dry = bool(options.get("dryRun"))
+        preconditions = options.get("preconditions")
         if (
             policy is None
             and options.get("orphanDependents") is None
             and orphans_by_default(target.rt)
         ):
-            return delete_orphaning(self.engine, target.rt, target.namespace, target.name, dry)
+            return delete_orphaning(
+                self.engine, target.rt, target.namespace, target.name, dry, preconditions
+            )
         return self.engine.delete(
             target.rt,
             target.namespace,
             target.name,
             policy,
             dry,
-            preconditions=options.get("preconditions"),
+            preconditions=preconditions,
         )
 
     def _delete_collection(

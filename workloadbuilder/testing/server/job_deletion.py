@@ -8,6 +8,8 @@ The garbage collector then releases the Job's pods and removes it; here that hap
 
 from __future__ import annotations
 
+from typing import Any
+
 from workloadbuilder.testing.apply.merge import copy_json
 from workloadbuilder.testing.common.resources import ResourceType
 from workloadbuilder.testing.engine.operations import Engine, Result, now
@@ -24,13 +26,18 @@ def orphans_by_default(rt: ResourceType) -> bool:
 
 
 def delete_orphaning(
-    engine: Engine, rt: ResourceType, namespace: str | None, name: str, dry_run: bool
+    engine: Engine,
+    rt: ResourceType,
+    namespace: str | None,
+    name: str,
+    dry_run: bool,
+    preconditions: dict[str, Any] | None = None,
 ) -> Result:
     """Delete a Job with the ``Orphan`` policy; answer with the Job as the API server does."""
     answer = copy_json(engine.get(rt, namespace, name))
     meta = answer["metadata"]
     already = bool(meta.get("deletionTimestamp"))
-    result = engine.delete(rt, namespace, name, "Orphan", dry_run)
+    result = engine.delete(rt, namespace, name, "Orphan", dry_run, preconditions=preconditions)
     if result.body.get("kind") == rt.kind:
         answer = result.body
         meta = answer["metadata"]
