@@ -79,8 +79,8 @@ def test_status_subresources() -> None:
     assert has_status_subresource("", "Pod")
 
 
-def test_other_groups_are_not_checked() -> None:
-    assert validate_object("batch", "v1", "Job", {}, None, frozenset()) == []
+def test_kinds_without_rules_are_not_checked() -> None:
+    assert validate_object("", "v1", "Event", {}, None, frozenset()) == []
 
 
 def test_metadata_name_is_immutable() -> None:

@@ -12,6 +12,14 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+from .builtin import (
+    default_job,
+    default_namespace,
+    default_pod,
+    validate_job_spec,
+    validate_namespace,
+    validate_pod_spec,
+)
 from .common import IMMUTABLE, Errs, Obj, mapping, short_name
 from .core import validate_job, validate_pod
 from .errors import invalid, required
@@ -19,7 +27,14 @@ from .formats import dns_subdomain
 from .groups import validate_composite_pod_group, validate_group_update, validate_pod_group
 from .workload import validate_workload, validate_workload_update
 
-__all__ = ["apply_defaults", "has_status_subresource", "validate_object"]
+__all__ = [
+    "POD_GROUP_PROTECTION",
+    "admit",
+    "apply_defaults",
+    "has_generation",
+    "has_status_subresource",
+    "validate_object",
+]
 
 SCHEDULING_GROUP: Final = "scheduling.k8s.io"
 _DEFAULTED_GROUPS: Final = frozenset({"PodGroup", "CompositePodGroup"})
@@ -32,17 +47,49 @@ _STATUS_KINDS: Final = frozenset(
         ("batch", "Job"),
     }
 )
+POD_GROUP_PROTECTION: Final = "scheduling.k8s.io/podgroup-protection"
+# The registry strategies of PodGroup and CompositePodGroup never set metadata.generation.
+_NO_GENERATION: Final = frozenset(
+    {(SCHEDULING_GROUP, "PodGroup"), (SCHEDULING_GROUP, "CompositePodGroup")}
+)
 _PATH_TOKEN: Final = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 _MISSING: Final = object()
 
 
-def apply_defaults(group: str, kind: str, obj: dict[str, Any]) -> None:
-    """Fill API defaults in place: a group's ``spec.disruptionMode`` becomes ``{"single": {}}``."""
+def apply_defaults(group: str, kind: str, obj: dict[str, Any], *, creating: bool = False) -> None:
+    """Fill API defaults in place (``creating``: also what only a create sets, e.g. status).
+
+    A group's ``spec.disruptionMode`` becomes ``{"single": {}}`` and a new one starts with
+    ``status: {}``; Pods, Namespaces and Jobs get their core defaults (``builtin``).
+    """
+    if (group, kind) == ("", "Pod"):
+        default_pod(obj, creating=creating)
+    elif (group, kind) == ("", "Namespace"):
+        default_namespace(obj, creating=creating)
+    elif (group, kind) == ("batch", "Job"):
+        default_job(obj, creating=creating)
     if group != SCHEDULING_GROUP or kind not in _DEFAULTED_GROUPS:
         return
     spec = obj.get("spec")
     if isinstance(spec, dict) and spec.get("disruptionMode") is None:
         spec["disruptionMode"] = {"single": {}}
+    if creating:
+        obj["status"] = {}
+
+
+def admit(group: str, kind: str, obj: dict[str, Any]) -> None:
+    """Mutating admission on create: PodGroupProtection adds its finalizer to a PodGroup."""
+    if (group, kind) != (SCHEDULING_GROUP, "PodGroup"):
+        return
+    meta = obj["metadata"]
+    finalizers = list(meta.get("finalizers") or [])
+    if POD_GROUP_PROTECTION not in finalizers:
+        meta["finalizers"] = [*finalizers, POD_GROUP_PROTECTION]
+
+
+def has_generation(group: str, kind: str) -> bool:
+    """Whether the API server keeps ``metadata.generation`` for the kind."""
+    return (group, kind) not in _NO_GENERATION
 
 
 def has_status_subresource(group: str, kind: str) -> bool:
@@ -60,9 +107,13 @@ def validate_object(
 ) -> list[dict[str, str]]:
     """Validate a create (``old`` is None) or an update; return StatusCause dicts."""
     if (group, kind) == ("", "Pod"):
-        return [e.to_cause() for e in _ratcheted(validate_pod(obj, old), obj, old)]
+        errs = validate_pod_spec("spec", obj.get("spec")) + validate_pod(obj, old)
+        return [e.to_cause() for e in _ratcheted(errs, obj, old)]
     if (group, kind) == ("batch", "Job"):
-        return [e.to_cause() for e in _ratcheted(validate_job(obj, old, gates), obj, old)]
+        errs = validate_job_spec(obj.get("spec")) + validate_job(obj, old, gates)
+        return [e.to_cause() for e in _ratcheted(errs, obj, old)]
+    if (group, kind) == ("", "Namespace"):
+        return [e.to_cause() for e in validate_namespace(obj)] if old is None else []
     if group != SCHEDULING_GROUP:
         return []
     errs = _metadata(obj)
