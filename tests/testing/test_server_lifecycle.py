@@ -135,6 +135,26 @@ async def test_a_job_whose_pods_would_restart_always_is_invalid(
     )
 
 
+@bounded()
+async def test_a_gang_larger_than_the_jobs_parallelism_is_invalid(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    """KEP-5547 / PR #140188: an explicit minCount above spec.parallelism is rejected."""
+    body = job(parallelism=2, scheduling={"schedulingPolicy": {"gang": {"minCount": 3}}})
+    reply = await call(fake_apiserver, "POST", JOBS, body)
+    assert reply.status == 422
+    assert reply.json()["details"]["causes"] == [
+        {
+            "reason": "FieldValueInvalid",
+            "message": "Invalid value: 3: must be less than or equal to 2"
+            " (the value specified for spec.parallelism)",
+            "field": "spec.scheduling.schedulingPolicy.gang.minCount",
+        }
+    ]
+    body["spec"]["parallelism"] = 3
+    assert (await call(fake_apiserver, "POST", JOBS, body)).status == 201
+
+
 # -- fresh scheduling objects and the PodGroup lifecycle ---------------------------------------
 
 
