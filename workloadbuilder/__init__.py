@@ -56,7 +56,7 @@ from .job import (
     workload_item_for_job,
 )
 from .naming import generate_pod_group_name, generate_workload_name
-from .runtime import instantiate, set_scheduling_group
+from .runtime import RuntimeObjects, instantiate, set_scheduling_group
 
 __all__ = [
     "GROUP_TEMPLATE_NAME_ANNOTATION",
@@ -83,6 +83,7 @@ __all__ = [
     "PolicyInput",
     "ResourceClaim",
     "ResourceClaimsInput",
+    "RuntimeObjects",
     "SchedulingConfig",
     "SchedulingConfigFunc",
     "SchedulingConstraints",

@@ -101,6 +101,7 @@ async def test_metadata_on_create(fake_apiserver: FakeAPIServer) -> None:
 
 @bounded()
 async def test_list_with_selectors(fake_apiserver: FakeAPIServer) -> None:
+    fake_apiserver.create_object("", "v1", "namespaces", {"metadata": {"name": "other"}})
     for obj in [
         labelled("a", app="x", tier="web"),
         labelled("b", app="y"),
@@ -412,13 +413,12 @@ async def test_finalizers_delay_deletion(fake_apiserver: FakeAPIServer) -> None:
 async def test_namespaces(fake_apiserver: FakeAPIServer) -> None:
     listed = (await call(fake_apiserver, "GET", "/api/v1/namespaces")).json()
     assert [n["metadata"]["name"] for n in listed["items"]] == ["default"]
-    # objects may be created in a namespace that does not exist
+    ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}}
+    assert (await call(fake_apiserver, "POST", "/api/v1/namespaces", ns)).status == 201
     ns_path = PG_PATH.replace("default", "team-a")
     assert (
         await call(fake_apiserver, "POST", ns_path, pod_group(namespace="team-a"))
     ).status == 201
-    ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}}
-    assert (await call(fake_apiserver, "POST", "/api/v1/namespaces", ns)).status == 201
     deleted = await call(fake_apiserver, "DELETE", "/api/v1/namespaces/team-a")
     assert deleted.status == 200 and deleted.json()["kind"] == "Namespace"
     assert fake_apiserver.list_objects(SCHED, "v1beta1", "podgroups", "team-a") == []

@@ -22,7 +22,12 @@ from workloadbuilder.testing.apply.merge import (
 from workloadbuilder.testing.common import errors
 from workloadbuilder.testing.common.resources import Registry, ResourceType
 from workloadbuilder.testing.engine import decoding, object_types
-from workloadbuilder.testing.engine.unknown_fields import FieldChecker, prune
+from workloadbuilder.testing.engine.unknown_fields import (
+    FieldChecker,
+    model_type_errors,
+    prune,
+)
+from workloadbuilder.testing.rules.metadata import FOREGROUND
 from workloadbuilder.testing.store.selectors import field_selector, label_selector
 from workloadbuilder.testing.store.store import GroupResource, Name, Store, Stored
 
@@ -33,7 +38,7 @@ JSON_PATCH = "application/json-patch+json"
 PATCH_TYPES = (JSON_PATCH, MERGE, APPLY, STRATEGIC)
 
 _NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"
-FOREGROUND = "foregroundDeletion"
+_MAX_GENERATED_PREFIX = 58  # 63 minus the 5 random characters (apiserver's names.go)
 _NAMESPACES = ("", "namespaces")
 _PODS = ("", "pods")
 _POD_GROUPS = ("scheduling.k8s.io", "podgroups")
@@ -121,10 +126,13 @@ class Engine:
         registry: Registry,
         store: Store,
         field_checker: FieldChecker | None,
+        *,
+        auto_create_namespaces: bool = False,
     ) -> None:
         self.registry = registry
         self.store = store
         self.field_checker = field_checker
+        self.auto_create_namespaces = auto_create_namespaces
         self._settling = False
 
     # -- helpers ---------------------------------------------------------------------------
@@ -193,6 +201,22 @@ class Engine:
                 "the namespace of the provided object does not match "
                 "the namespace sent on the request"
             )
+
+    def _admit_namespace(self, rt: ResourceType, namespace: str | None) -> None:
+        """NamespaceLifecycle admission: a create needs its namespace (404 when missing).
+
+        With ``auto_create_namespaces`` the namespace is created instead. Without a served
+        ``namespaces`` resource there is nothing to check.
+        """
+        namespaces = self.registry.get("", "v1", "namespaces")
+        if not rt.namespaced or not namespace or namespaces is None:
+            return
+        if self.store.get(_resource(namespaces), ("", namespace)) is not None:
+            return
+        if not self.auto_create_namespaces:
+            raise errors.not_found(namespaces, namespace)
+        body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
+        self.create(namespaces, None, body, WriteOptions(default_manager="kube-apiserver"))
 
     def _check_fields(
         self, rt: ResourceType, obj: dict[str, Any], opts: WriteOptions, *, apply: bool
@@ -279,6 +303,8 @@ class Engine:
         meta = obj["metadata"]
         self._check_namespace(rt, meta, namespace)
         name = _assign_name(rt, meta)
+        if not opts.dry_run or not self.auto_create_namespaces:
+            self._admit_namespace(rt, namespace)
         self._check_namespace_active(rt, namespace, name)
         if self.store.get(_resource(rt), self._name(rt, namespace, name)) is not None:
             raise errors.already_exists(rt, name)
@@ -413,6 +439,8 @@ class Engine:
         if stored is None:
             if subresource:
                 raise errors.not_found(rt, name)
+            if not opts.dry_run or not self.auto_create_namespaces:
+                self._admit_namespace(rt, namespace)
             self._check_namespace_active(rt, namespace, name)
             live = _new_object(rt, namespace, name, stamp)
             entries: managed.Entries = {}
@@ -465,7 +493,9 @@ class Engine:
     def _validate(self, rt: ResourceType, stored: Stored | None, obj: dict[str, Any]) -> None:
         """The API server's rules on the final object (and the old one, on updates): else 422."""
         old = self.present(rt, stored.obj) if stored else None
-        causes = rules.validate_object(rt.group, rt.version, rt.kind, obj, old, self.registry.gates)
+        causes = rules.validate_object(
+            rt.group, rt.version, rt.kind, obj, old, self.registry.gates, namespaced=rt.namespaced
+        )
         if causes:
             raise errors.invalid(rt.kind, rt.group, obj["metadata"].get("name", ""), causes)
 
@@ -743,7 +773,8 @@ def _assign_name(rt: ResourceType, meta: dict[str, Any]) -> str:
                 "field": "metadata.name",
             }
             raise errors.invalid(rt.kind, rt.group, "", [cause])
-        meta["name"] = meta["generateName"] + "".join(random.choices(_NAME_CHARS, k=5))
+        prefix = meta["generateName"][:_MAX_GENERATED_PREFIX]
+        meta["name"] = prefix + "".join(random.choices(_NAME_CHARS, k=5))
     return str(meta["name"])
 
 
@@ -892,6 +923,9 @@ def _check_go_types(rt: ResourceType, obj: dict[str, Any]) -> None:
         ) from None
     try:
         object_types.check_object_meta(obj, rt.kind)
+        problems = model_type_errors(rt.group, rt.version, rt.kind, obj)
+        if problems:
+            raise object_types.TypeMismatch(problems[0])
     except object_types.TypeMismatch as exc:
         version = str(obj.get("apiVersion") or rt.api_version).rpartition("/")[2]
         raise errors.bad_request(

@@ -65,7 +65,9 @@ class FakeAPIServer:
     served group/versions (e.g. ``["v1", "scheduling.k8s.io/v1beta1"]``); ``resources``
     replaces the served resource types; ``event_history`` bounds the watch history (older
     resourceVersions get 410 Gone); ``bookmark_interval`` is the seconds between watch
-    bookmarks; ``field_checker`` finds unknown fields (``None`` accepts every field).
+    bookmarks; ``field_checker`` finds unknown fields (``None`` accepts every field). A create
+    in a namespace that does not exist is a 404 ``namespaces "x" not found``, as from the API
+    server; ``auto_create_namespaces=True`` creates the ``Namespace`` instead.
     """
 
     def __init__(
@@ -77,11 +79,17 @@ class FakeAPIServer:
         event_history: int = 1000,
         bookmark_interval: float = 1.0,
         field_checker: FieldChecker | None = model_unknown_fields,
+        auto_create_namespaces: bool = False,
     ) -> None:
         self.gates = resolve_gates(feature_gates)
         self._registry = Registry(resources, self.gates, group_versions)
         self._store = Store(event_history)
-        self._engine = Engine(self._registry, self._store, field_checker)
+        self._engine = Engine(
+            self._registry,
+            self._store,
+            field_checker,
+            auto_create_namespaces=auto_create_namespaces,
+        )
         self.faults = Faults()
         self.requests: list[RecordedRequest] = []
         self._handler = HTTPHandler(
