@@ -55,6 +55,7 @@ from .job import (
     validate_job,
     workload_item_for_job,
 )
+from .migration import MigrationFinding, MigrationResult, migrate
 from .naming import generate_pod_group_name, generate_workload_name
 from .runtime import RuntimeObjects, instantiate, set_scheduling_group
 
@@ -79,6 +80,8 @@ __all__ = [
     "JobSchedulingDecision",
     "JobSchedulingMode",
     "JobSchedulingOutcome",
+    "MigrationFinding",
+    "MigrationResult",
     "PodGroup",
     "PolicyInput",
     "ResourceClaim",
@@ -107,6 +110,7 @@ __all__ = [
     "job_builder",
     "job_pod_group",
     "leaf",
+    "migrate",
     "set_scheduling_group",
     "validate",
     "validate_job",

@@ -26,8 +26,10 @@ async def test_discovery(fake_apiserver: FakeAPIServer) -> None:
     assert api["kind"] == "APIVersions" and api["versions"] == ["v1"]
     groups = (await call(fake_apiserver, "GET", "/apis")).json()
     sched = next(g for g in groups["groups"] if g["name"] == SCHED)
-    assert [v["version"] for v in sched["versions"]] == ["v1beta1", "v1alpha3"]
-    assert sched["preferredVersion"]["version"] == "v1beta1"
+    # PriorityClass (scheduling.k8s.io/v1) is served beside the workload versions, and v1 is
+    # the group's preferred version, as observed on a real server.
+    assert [v["version"] for v in sched["versions"]] == ["v1", "v1beta1", "v1alpha3"]
+    assert sched["preferredVersion"]["version"] == "v1"
     v1b1 = (await call(fake_apiserver, "GET", "/apis/scheduling.k8s.io/v1beta1")).json()
     assert [r["name"] for r in v1b1["resources"]] == ["workloads", "podgroups", "podgroups/status"]
     v1a3 = (await call(fake_apiserver, "GET", "/apis/scheduling.k8s.io/v1alpha3")).json()
@@ -46,10 +48,11 @@ async def test_discovery(fake_apiserver: FakeAPIServer) -> None:
 
 
 @bounded()
-async def test_generic_workload_off_serves_no_scheduling_group() -> None:
+async def test_generic_workload_off_serves_no_workload_versions() -> None:
     async with FakeAPIServer(feature_gates={"GenericWorkload": False}) as server:
         groups = (await call(server, "GET", "/apis")).json()["groups"]
-        assert SCHED not in [g["name"] for g in groups]
+        sched = next(g for g in groups if g["name"] == SCHED)
+        assert [v["version"] for v in sched["versions"]] == ["v1"]  # PriorityClass only
         for path in ["/apis/scheduling.k8s.io/v1beta1", f"{PG_PATH}/pg", PG_PATH]:
             reply = await call(server, "GET", path)
             assert reply.status == 404

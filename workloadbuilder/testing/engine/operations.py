@@ -22,11 +22,13 @@ from workloadbuilder.testing.apply.merge import (
 from workloadbuilder.testing.common import errors
 from workloadbuilder.testing.common.resources import Registry, ResourceType
 from workloadbuilder.testing.engine import decoding, object_types
+from workloadbuilder.testing.engine.admission import admit_priority
 from workloadbuilder.testing.engine.unknown_fields import (
     FieldChecker,
     model_type_errors,
     prune,
 )
+from workloadbuilder.testing.rules.field_labels import field_label_error
 from workloadbuilder.testing.rules.metadata import FOREGROUND
 from workloadbuilder.testing.store.selectors import field_selector, label_selector
 from workloadbuilder.testing.store.store import GroupResource, Name, Store, Stored
@@ -232,6 +234,7 @@ class Engine:
                     f"while decoding JSON: {text}"
                 )
             raise errors.bad_request(
+                f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: '
                 "strict decoding error: " + ", ".join(f'unknown field "{p}"' for p in unknown)
             )
         for path in unknown:
@@ -281,6 +284,9 @@ class Engine:
             match_labels, match_fields = label_selector(labels), field_selector(fields)
         except ValueError as exc:
             raise errors.bad_request(str(exc)) from None
+        unsupported = field_label_error(rt.group, rt.kind, fields)
+        if unsupported is not None:
+            raise errors.bad_request(unsupported)
         items = [
             self.present(rt, s.obj)
             for s in self.store.select(_resource(rt), namespace if rt.namespaced else None)
@@ -406,8 +412,16 @@ class Engine:
                 candidate = merge_patch(old, patch)
             else:
                 candidate = strategic_merge(old, patch)
-        except JSONPatchError as exc:
-            raise errors.APIStatusError(errors.status_body(422, "Invalid", str(exc))) from None
+        except JSONPatchError:
+            # The API server drops the json-patch error text (observed).
+            raise errors.APIStatusError(
+                errors.status_body(
+                    422,
+                    "Invalid",
+                    "the server rejected our request due to an error in our request",
+                    {},
+                )
+            ) from None
         obj = self._check_type(rt, candidate)
         self._check_identity(rt, obj, namespace, name)
         warnings = self._check_fields(rt, obj, opts, apply=False)
@@ -474,10 +488,12 @@ class Engine:
         opts: WriteOptions,
     ) -> Result:
         """Every write ends here: validate, skip a no-op, count the generation, then persist."""
+        if stored is None:
+            admit_priority(self.store, rt, obj, self.registry.gates)
         self._validate(rt, stored, obj)
         if stored is not None and self._unchanged(rt, stored, obj, entries):
             return Result(200, self.present(rt, stored.obj))
-        if rules.has_generation(rt.group, rt.kind):
+        if _tracks_generation(rt):
             obj["metadata"]["generation"] = _generation(obj, stored.obj if stored else None)
         else:
             obj["metadata"].pop("generation", None)
@@ -567,8 +583,8 @@ class Engine:
         if not meta.get("deletionTimestamp"):
             meta["deletionTimestamp"] = now()
             meta["deletionGracePeriodSeconds"] = 0
-            if "generation" in meta:
-                meta["generation"] += 1
+            if _tracks_generation(rt):
+                meta["generation"] = meta.get("generation", 1) + 1
         if _is_namespace(rt):
             obj["status"] = {**(obj.get("status") or {}), "phase": "Terminating"}
         if dry_run:
@@ -876,6 +892,24 @@ def _keeping_server_fields(
         else:
             obj.pop("status", None)
     return obj
+
+
+_NO_GENERATION = frozenset(
+    {
+        ("", "Namespace"),
+        ("", "Node"),
+        ("", "Event"),
+        # 1.37's PodGroup and CompositePodGroup strategies never set it (observed on 1.36 too)
+        ("scheduling.k8s.io", "PodGroup"),
+        ("scheduling.k8s.io", "CompositePodGroup"),
+    }
+)
+
+
+def _tracks_generation(rt: ResourceType) -> bool:
+    """Whether the kind's registry strategy keeps ``metadata.generation`` (namespaces, nodes,
+    events, PodGroups and CompositePodGroups have none)."""
+    return (rt.group, rt.kind) not in _NO_GENERATION
 
 
 def _generation(obj: dict[str, Any], old: dict[str, Any] | None) -> int:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 import types
 import typing
 from collections.abc import Callable
 from typing import Any
 
+from workloadbuilder.api.meta_v1 import ObjectMeta
 from workloadbuilder.testing.engine.object_types import json_kind
 
 FieldChecker = Callable[[str, str, str, dict[str, Any]], list[str]]
@@ -34,39 +36,97 @@ def _format(loc: tuple[Any, ...]) -> str:
     return text
 
 
-def model_unknown_fields(group: str, version: str, kind: str, obj: dict[str, Any]) -> list[str]:
-    """Unknown fields according to ``workloadbuilder.api``; none for kinds it does not model."""
-    model = _model(group, version, kind)
-    if model is None:
-        return []
+_OBJECT = ("apiVersion", "kind", "metadata")
+_EVENT = (
+    "involvedObject",
+    "reason",
+    "message",
+    "source",
+    "firstTimestamp",
+    "lastTimestamp",
+    "count",
+    "type",
+    "eventTime",
+    "series",
+    "action",
+    "related",
+    "reportingComponent",
+    "reportingInstance",
+)
+TOP_LEVEL: dict[tuple[str, str], tuple[str, ...]] = {
+    ("", "Pod"): (*_OBJECT, "spec", "status"),
+    ("", "Namespace"): (*_OBJECT, "spec", "status"),
+    ("", "Node"): (*_OBJECT, "spec", "status"),
+    ("", "Event"): (*_OBJECT, *_EVENT),
+    ("batch", "Job"): (*_OBJECT, "spec", "status"),
+    ("scheduling.k8s.io", "PriorityClass"): (
+        *_OBJECT,
+        "value",
+        "globalDefault",
+        "description",
+        "preemptionPolicy",
+    ),
+}
+"""The top-level fields of the kinds the SDK does not model (their metadata is checked too)."""
+
+
+def _extra(model: Any, obj: Any, prefix: str = "") -> list[str]:
     try:
         model.model_validate(obj)
     except ValueError as exc:
         errors = getattr(exc, "errors", None)
         if callable(errors):
             return [
-                _format(tuple(e["loc"])) for e in errors() if e.get("type") == "extra_forbidden"
+                prefix + _format(tuple(e["loc"]))
+                for e in errors()
+                if e.get("type") == "extra_forbidden"
             ]
     return []
 
 
-def prune(obj: dict[str, Any], path: str) -> None:
-    """Remove the field at a dotted path with ``[i]`` indexes (as :func:`_format` writes it)."""
+def model_unknown_fields(group: str, version: str, kind: str, obj: dict[str, Any]) -> list[str]:
+    """Unknown fields according to ``workloadbuilder.api``; for the kinds it does not model,
+    the unknown top-level and ``metadata`` fields."""
+    model = _model(group, version, kind)
+    if model is not None:
+        return _extra(model, obj)
+    known = TOP_LEVEL.get((group, kind))
+    if known is None:
+        return []
+    unknown = [key for key in obj if key not in known]
+    if isinstance(obj.get("metadata"), dict):
+        unknown += _extra(ObjectMeta, obj["metadata"], "metadata.")
+    return unknown
+
+
+_INDEXES = re.compile(r"((?:\[[0-9]+\])*)$")
+
+
+def _path_parts(path: str) -> list[str | int]:
+    """The keys and indexes of a path as :func:`_format` writes it; an empty segment is an
+    empty key (``metadata.`` names the key ``""`` inside ``metadata``)."""
     parts: list[str | int] = []
-    for chunk in path.replace("[", ".[").split("."):
-        if chunk.startswith("[") and chunk[1:-1].isascii() and chunk[1:-1].isdigit():
-            parts.append(int(chunk[1:-1]))
-        elif chunk:
-            parts.append(chunk)
-    if not parts:
-        return
+    for segment in path.split("."):
+        indexes = _INDEXES.search(segment)
+        assert indexes is not None  # the pattern matches the empty suffix at least
+        name = segment[: indexes.start()]
+        if name or not indexes.group(1):
+            parts.append(name)
+        parts.extend(int(i) for i in re.findall(r"[0-9]+", indexes.group(1)))
+    return parts
+
+
+def prune(obj: dict[str, Any], path: str) -> None:
+    """Remove the field at a dotted path with ``[i]`` indexes (as :func:`_format` writes it);
+    a path that leads nowhere removes nothing."""
+    parts = _path_parts(path)
     current: Any = obj
     for part in parts[:-1]:
         try:
             current = current[part]
         except (KeyError, IndexError, TypeError):
             return
-    if isinstance(current, dict):
+    if isinstance(current, dict) and isinstance(parts[-1], str):
         current.pop(parts[-1], None)
 
 

@@ -9,7 +9,6 @@ from .objects import (
     POD_GROUP_PROTECTION,
     admit,
     apply_defaults,
-    has_generation,
     has_status_subresource,
     validate_object,
 )
@@ -18,7 +17,6 @@ __all__ = [
     "POD_GROUP_PROTECTION",
     "admit",
     "apply_defaults",
-    "has_generation",
     "has_status_subresource",
     "validate_object",
 ]

@@ -29,7 +29,6 @@ __all__ = [
     "POD_GROUP_PROTECTION",
     "admit",
     "apply_defaults",
-    "has_generation",
     "has_status_subresource",
     "validate_object",
 ]
@@ -46,10 +45,6 @@ _STATUS_KINDS: Final = frozenset(
     }
 )
 POD_GROUP_PROTECTION: Final = "scheduling.k8s.io/podgroup-protection"
-# The registry strategies of PodGroup and CompositePodGroup never set metadata.generation.
-_NO_GENERATION: Final = frozenset(
-    {(SCHEDULING_GROUP, "PodGroup"), (SCHEDULING_GROUP, "CompositePodGroup")}
-)
 _CLUSTER_SCOPED: Final = frozenset({("", "Namespace"), ("", "Node")})
 _PATH_TOKEN: Final = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 _MISSING: Final = object()
@@ -84,11 +79,6 @@ def admit(group: str, kind: str, obj: dict[str, Any]) -> None:
     finalizers = list(meta.get("finalizers") or [])
     if POD_GROUP_PROTECTION not in finalizers:
         meta["finalizers"] = [*finalizers, POD_GROUP_PROTECTION]
-
-
-def has_generation(group: str, kind: str) -> bool:
-    """Whether the API server keeps ``metadata.generation`` for the kind."""
-    return (group, kind) not in _NO_GENERATION
 
 
 def has_status_subresource(group: str, kind: str) -> bool:
@@ -128,7 +118,7 @@ def _kind_rules(
         return validate_pod_spec("spec", obj.get("spec")) + validate_pod(obj, old)
     if (group, kind) == ("batch", "Job"):
         return validate_job_spec(obj.get("spec")) + validate_job(obj, old, gates)
-    if group != SCHEDULING_GROUP:
+    if group != SCHEDULING_GROUP or kind == "PriorityClass":
         return []
     errs: Errs = []
     if kind == "Workload":

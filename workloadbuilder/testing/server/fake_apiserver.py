@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import socket
 import tempfile
@@ -109,15 +110,30 @@ class FakeAPIServer:
         """Listen on 127.0.0.1 and write the kubeconfig."""
         if self._runner is not None:
             raise RuntimeError("FakeAPIServer is already started: start it once, or use a new one")
+        await self._listen(0)
+        self._tmpdir = Path(tempfile.mkdtemp(prefix="workloadbuilder-apiserver-"))
+        self.kubeconfig_path.write_text(_kubeconfig(self.url))
+
+    async def restart(self, downtime: float = 0.0) -> None:
+        """Stop listening (dropping every connection and watch), stay down ``downtime``
+        seconds, then listen again on the same port, keeping every object."""
+        if self._runner is None:
+            raise RuntimeError("FakeAPIServer is not started: start it before restarting it")
+        self._store.close_watchers()
+        await self._runner.cleanup()
+        self._runner = None
+        await asyncio.sleep(downtime)
+        await self._listen(self._port)
+
+    async def _listen(self, port: int) -> None:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.bind(("127.0.0.1", 0))
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
         self._port = sock.getsockname()[1]
         runner = web.ServerRunner(web.Server(self._handler), shutdown_timeout=1.0)
         await runner.setup()
         await web.SockSite(runner, sock).start()
         self._runner = runner
-        self._tmpdir = Path(tempfile.mkdtemp(prefix="workloadbuilder-apiserver-"))
-        self.kubeconfig_path.write_text(_kubeconfig(self.url))
 
     async def stop(self) -> None:
         """End every watch, stop listening and remove the kubeconfig."""
