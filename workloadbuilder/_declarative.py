@@ -13,6 +13,7 @@ from typing import Any
 from pydantic.alias_generators import to_snake
 
 from ._formats import dns_label_errors, dns_subdomain_errors, label_key_errors
+from .api import INT32_MAX
 from .api.scheduling_v1alpha3 import (
     TopologyConstraint,
     WorkloadCompositePodGroupDisruptionMode,
@@ -23,11 +24,10 @@ from .api.scheduling_v1alpha3 import (
     WorkloadPodGroupSchedulingConstraints,
     WorkloadPodGroupSchedulingPolicy,
 )
-from .field import ErrorList, FieldError, FieldPath
+from .field import ErrorList, FieldError, FieldPath, child_path
 
 __all__ = [
     "INT32_MAX",
-    "child_path",
     "count_errors",
     "union_errors",
     "validate_claim",
@@ -36,7 +36,6 @@ __all__ = [
     "validate_policy",
 ]
 
-INT32_MAX = 2**31 - 1
 MAX_TOPOLOGY = 1
 
 
@@ -74,11 +73,6 @@ def format_errors(
 ) -> list[FieldError]:
     """One Invalid error per problem ``check`` finds in ``value``."""
     return [FieldError.invalid(path, value, detail) for detail in check(value)]
-
-
-def child_path(path: FieldPath | None, *names: str) -> FieldPath:
-    """``path`` extended by ``names``; the names alone for a missing path."""
-    return FieldPath(*names) if path is None else path.child(*names)
 
 
 def _members(block: Any, *names: str) -> dict[str, Any]:

@@ -8,8 +8,7 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from ._gorender import go_quote
-from .api import K8sModel
-from .api._base import client_json
+from .api import K8sModel, client_json
 from .api.meta_v1 import ObjectMeta, OwnerReference
 from .api.scheduling_v1alpha3 import CompositePodGroup
 from .api.scheduling_v1beta1 import (
@@ -168,6 +167,7 @@ class Builder:
 
     def new_pod_group(self, pod_group_name: str, template_name: str) -> PodGroup:
         """A PodGroup of the template ``template_name`` (at any depth of the tree)."""
+        _check_names(pod_group_name, template_name)
         workload = self._resolved_workload()
         if self._pod_group_templates is None:
             self._pod_group_templates = {t.name: t for t in _leaf_templates(workload.spec)}
@@ -184,6 +184,7 @@ class Builder:
 
     def new_composite_pod_group(self, name: str, template_name: str) -> CompositePodGroup:
         """A CompositePodGroup of ``template_name``; the caller sets its parent, if any."""
+        _check_names(name, template_name)
         workload = self._resolved_workload()
         if self._composite_templates is None:
             self._composite_templates = {
@@ -271,6 +272,12 @@ class Builder:
             ),
             spec=spec,
         )
+
+
+def _check_names(name: object, template_name: object) -> None:
+    for label, value in (("the object's name", name), ("template_name", template_name)):
+        if not isinstance(value, str):
+            raise TypeError(f"{label} must be a str, not {type(value).__name__}")
 
 
 def _check_depth(root: WorkloadItem) -> None:

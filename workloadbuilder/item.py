@@ -50,11 +50,13 @@ from .config import (
     SingleDisruptionMode,
     config_type_errors,
 )
-from .field import ErrorList, FieldPath
+from .field import ErrorList, FieldPath, PathLike, child_path
 
 __all__ = [
+    "BlockInput",
     "ConstraintsInput",
     "DisruptionModeInput",
+    "PathLike",
     "PolicyInput",
     "ResourceClaimsInput",
     "WorkloadInput",
@@ -65,7 +67,6 @@ __all__ = [
     "leaf",
 ]
 
-PathLike = FieldPath | str | None
 _T = TypeVar("_T")
 
 
@@ -85,7 +86,7 @@ def _check_type(what: str, value: Any, *types: type) -> None:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class _BlockInput:
+class BlockInput:
     """Where a building block sits in the controller's API."""
 
     path_elements: tuple[str, ...] = ()
@@ -120,7 +121,7 @@ class _BlockInput:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PolicyInput(_BlockInput):
+class PolicyInput(BlockInput):
     """The scheduling policy block of a leaf (``pod_group_data``) or composite item."""
 
     pod_group_data: WorkloadPodGroupSchedulingPolicy | None = None
@@ -135,7 +136,7 @@ class PolicyInput(_BlockInput):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ConstraintsInput(_BlockInput):
+class ConstraintsInput(BlockInput):
     """The scheduling constraints block of a leaf or composite item."""
 
     pod_group_data: WorkloadPodGroupSchedulingConstraints | None = None
@@ -150,7 +151,7 @@ class ConstraintsInput(_BlockInput):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class DisruptionModeInput(_BlockInput):
+class DisruptionModeInput(BlockInput):
     """The disruption mode block of a leaf or composite item."""
 
     pod_group_data: WorkloadPodGroupDisruptionMode | None = None
@@ -165,13 +166,13 @@ class DisruptionModeInput(_BlockInput):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ResourceClaimsInput(_BlockInput):
+class ResourceClaimsInput(BlockInput):
     """The shared DRA claims of a leaf item (composites have none)."""
 
     pod_group_data: tuple[WorkloadPodGroupResourceClaim, ...] = ()
 
     def __post_init__(self) -> None:
-        _BlockInput.__post_init__(self)
+        BlockInput.__post_init__(self)
         claims = tuple(self.pod_group_data or ())
         for claim in claims:
             _check_type("each resource claim", claim, WorkloadPodGroupResourceClaim)
@@ -228,7 +229,7 @@ def _is_sequence(annotation: Any) -> bool:
     return any(_is_sequence(arg) for arg in get_args(annotation))
 
 
-def _allowed_keys(kind: type[_BlockInput]) -> tuple[str, ...]:
+def _allowed_keys(kind: type[BlockInput]) -> tuple[str, ...]:
     cached = _ALLOWED_KEYS.get(kind)
     if cached is None:
         keys: list[str] = [""]
@@ -246,7 +247,7 @@ _ALLOWED_KEYS: dict[type, tuple[str, ...]] = {}
 _INDEX = re.compile(r"\[[0-9]+\]")
 
 
-def _check_field_path_key(kind: type[_BlockInput], key: object) -> None:
+def _check_field_path_key(kind: type[BlockInput], key: object) -> None:
     """``key`` names a field of the block (``gang.minCount``; ``[0]`` may follow a list)."""
     if not isinstance(key, str):
         raise TypeError(f"{kind.__name__}.field_paths keys are strings, not {type(key).__name__}")
@@ -338,12 +339,12 @@ class WorkloadItem:
             yield item
             stack.extend(reversed(item.children))
 
-    def block_path(self, block: _BlockInput) -> FieldPath | None:
-        """The controller path of one of this item's building blocks."""
-        path = self.path
-        for element in block.path_elements:
-            path = FieldPath(element) if path is None else path.child(element)
-        return path
+    def block_path(self, block: BlockInput) -> FieldPath | None:
+        """The controller path of one of this item's building blocks (``None`` when neither
+        the item nor the block has one)."""
+        if not block.path_elements:
+            return self.path
+        return child_path(self.path, *block.path_elements)
 
     def user_config(self) -> SchedulingConfig:
         """The item's building blocks as a partial config (unset blocks stay ``None``)."""
