@@ -9,9 +9,10 @@ DOC = (Path(__file__).resolve().parents[2] / "docs" / "job.md").read_text(encodi
 FENCE = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
-def test_the_first_example_runs() -> None:
-    code = FENCE.findall(DOC)[0]
-    exec(compile(code, "job.md[block 0]", "exec"), {"__name__": "docs_job_md"})
+def test_the_examples_run_in_order() -> None:
+    namespace: dict[str, object] = {"__name__": "docs_job_md"}
+    for i, code in enumerate(FENCE.findall(DOC)):
+        exec(compile(code, f"job.md[block {i}]", "exec"), namespace)
 
 
 def test_every_message_of_the_job_rules_is_documented() -> None:
