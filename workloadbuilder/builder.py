@@ -31,6 +31,7 @@ __all__ = [
     "Builder",
     "DisruptionModeOption",
     "SchedulingPolicyOption",
+    "api_group",
     "build_workload",
     "controller_ref",
     "validate",
@@ -85,16 +86,24 @@ def controller_ref(obj: Any, *, block_owner_deletion: bool = True) -> OwnerRefer
     )
 
 
-def _group_of(api_version: str) -> str:
-    """The group of an apiVersion, parsed as apimachinery's ``ParseGroupVersion`` does."""
+def api_group(api_version: str) -> str | None:
+    """The group of an apiVersion, parsed as apimachinery's ``ParseGroupVersion`` does
+    (``None`` where it fails)."""
     if api_version in ("", "/"):
         return ""
     if api_version.count("/") > 1:
+        return None
+    return api_version.partition("/")[0] if "/" in api_version else ""
+
+
+def _group_of(api_version: str) -> str:
+    group = api_group(api_version)
+    if group is None:
         raise BuildError(
             f"invalid owner apiVersion {go_quote(api_version)}: unexpected GroupVersion string:"
             f" {api_version}"
         )
-    return api_version.partition("/")[0] if "/" in api_version else ""
+    return group
 
 
 class Builder:

@@ -212,3 +212,6 @@ def test_prune_ignores_paths_it_cannot_follow() -> None:
     prune(obj, "spec.[x]")
     prune(obj, "spec.items[0].b")
     assert obj == {"spec": {"a": 1, "items": [{}]}}
+    meta = {"metadata": {"": None, "name": "n"}}
+    prune(meta, "metadata.")
+    assert meta == {"metadata": {"name": "n"}}
