@@ -34,8 +34,11 @@ def render_value(value: Any) -> str:
     try:
         return _go_json(value)
     except _NotJSON:
-        # Not JSON, nested deeper than any decoded document, or cyclic: a bounded repr.
-        return reprlib.repr(value)
+        # A container nested deeper than any decoded document, or cyclic: a bounded repr.
+        # Anything else that is not JSON prints as Go prints a Stringer.
+        if isinstance(value, (Mapping, list, tuple, set, frozenset)):
+            return reprlib.repr(value)
+        return str(value)
 
 
 def sprint(v: Any) -> str:
