@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from typing import Any
 
 import workloadbuilder as wb
 from workloadbuilder import aio
 
-OWNER = {
+OWNER: dict[str, Any] = {
     "apiVersion": "kubeflow.org/v1",
     "kind": "PyTorchJob",
     "metadata": {"name": "elastic-resnet", "uid": "1d2c3b4a-5e6f-4a70-8b9c-0d1e2f3a4b5c"},

@@ -13,7 +13,7 @@ from typing import Any
 import workloadbuilder as wb
 from workloadbuilder.testing.fixtures import to_yaml
 
-OWNER = {
+OWNER: dict[str, Any] = {
     "apiVersion": "kubeflow.org/v1",
     "kind": "PyTorchJob",
     "metadata": {"name": "shared-gpu", "namespace": "ml", "uid": "4a5b6c7d-8e9f-4a0b-8c1d"},
