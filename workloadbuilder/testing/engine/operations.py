@@ -813,6 +813,7 @@ def _check_go_types(rt: ResourceType, obj: dict[str, Any]) -> None:
         ) from None
     try:
         object_types.check_object_meta(obj, rt.kind)
+        object_types.check_times(obj)
         problems = model_type_errors(rt.group, rt.version, rt.kind, obj)
         if problems:
             raise object_types.TypeMismatch(problems[0])
