@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -52,3 +53,16 @@ def test_the_site_builds_strictly_without_warnings(tmp_path: Path) -> None:
     reference = (tmp_path / "site" / "reference" / "index.html").read_text()
     for name in ("workloadbuilder.Builder", "workloadbuilder.migrate", "load_spec"):
         assert name in reference
+
+
+FENCE = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+@pytest.mark.parametrize("page", ["getting-started.md", "fixtures.md", "migration-from-1.36.md"])
+def test_the_pages_python_examples_run(page: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # the examples name the bundled files from the repository's root
+    namespace: dict[str, object] = {"__name__": f"docs_{page.replace('-', '_')}"}
+    blocks = FENCE.findall((ROOT / "docs" / page).read_text())
+    assert blocks
+    for i, code in enumerate(blocks):
+        exec(compile(code, f"{page}[block {i}]", "exec"), namespace)

@@ -113,11 +113,12 @@ def render_verdict(verdict: Any) -> Tree:
     tree = Tree(f"[bold]{verdict.group}[/]: {verdict.state}{required}")
     tree.add(verdict.summary)
     if verdict.reason or verdict.message:
-        tree.add(f"condition: {verdict.reason or ''}: {verdict.message or ''}")
+        said = ": ".join(part for part in (verdict.reason, verdict.message) if part)
+        tree.add(f"condition: {said}")
     for member in verdict.members:
-        where = member.node or "not placed"
+        where = f"on {member.node}" if member.node else "not placed"
         problem = f", {member.problem}: {member.detail}" if member.problem else ""
-        tree.add(f"pod {member.name}: {member.phase or 'Pending'} on {where}{problem}")
+        tree.add(f"pod {member.name}: {member.phase or 'Pending'}, {where}{problem}")
     blocking = {str(b) for b in verdict.blocking}
     for child in verdict.children:
         branch = render_verdict(child)
