@@ -1,0 +1,72 @@
+"""The fault soak: apply, resize and delete composite workloads through ``workloadbuilder.aio``
+while the test server throttles, fails, stalls, drops connections and restarts half way; the
+end state is exactly the intended objects and the requests stay within the plan's bound."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+
+import pytest
+
+from benchmarks import soak_faults as soak
+
+SEED = 10
+WORKLOADS = 10
+OBJECTS_PER_WORKLOAD = 6  # 1 Workload, 2 CompositePodGroups, 3 PodGroups
+
+
+def _kept(plan: soak.Plan) -> int:
+    return sum(w.action != "delete" for w in plan.workloads)
+
+
+async def test_without_faults_the_run_sends_exactly_the_planned_requests() -> None:
+    # The request bound rests on this: the plan's requests are exactly what aio sends, as
+    # docs/apply.md describes each call (one apply PATCH per object; resize: GET the PodGroup
+    # and its Workload, PATCH both; delete: list both group kinds, DELETE each member).
+    plan = soak.Plan(soak.make_plan(WORKLOADS, SEED).workloads, ())
+    async with asyncio.timeout(60):
+        outcome = await soak.run(plan, restart=False)
+    assert outcome.problems == []
+    assert Counter(outcome.received) == Counter(plan.requests)
+    assert outcome.retries == 0
+    assert outcome.objects_checked == _kept(plan) * OBJECTS_PER_WORKLOAD
+
+
+async def test_through_every_fault_and_a_restart_exactly_the_intended_objects_remain() -> None:
+    plan = soak.make_plan(WORKLOADS, SEED)
+    # Also a write that times out on a workload deleted right after: held back past the
+    # client's timeout, it must never land later and bring a deleted group back.
+    deleted = next(w for w in plan.workloads if w.action == "delete")
+    # (held long enough that the workload's delete is surely over when it would land)
+    held = soak.REQUEST_TIMEOUT + 4
+    late = soak.PlannedFault("timeout", "PATCH", soak.request_path(deleted.objects[-1]), 1, held)
+    plan = soak.Plan(plan.workloads, (late, *plan.faults))
+    kinds = {f.kind for f in plan.faults}
+    assert kinds == set(soak.FAULT_KINDS)  # the seed meets every kind of fault
+
+    async with asyncio.timeout(60):  # a hang fails, it does not stall CI
+        outcome = await soak.run(plan)
+    print(
+        f"\nfault soak ({WORKLOADS} workloads, seed {SEED}): {outcome.requests} requests"
+        f" (bound {plan.request_bound}), {outcome.retries} retries,"
+        f" {outcome.objects_checked} objects checked, {outcome.seconds:.1f}s"
+    )
+    assert outcome.problems == []
+    assert outcome.server_errors == []  # the server never failed on its own
+    assert outcome.restarted
+    assert outcome.objects_checked == _kept(plan) * OBJECTS_PER_WORKLOAD
+    # Every planned request arrived, plus one per failed try; at most the restart's window more.
+    failed = len(plan.requests) + plan.failed_tries
+    assert failed <= outcome.requests <= plan.request_bound
+    assert Counter(plan.requests) - Counter(outcome.received) == Counter()
+    assert outcome.retries >= plan.failed_tries
+
+
+@pytest.mark.slow
+def test_the_full_soak_of_50_workloads(capsys: pytest.CaptureFixture[str]) -> None:
+    assert soak.main(["--workloads", "50", "--seed", str(SEED)]) == 0
+    printed = capsys.readouterr().out
+    assert "problems: none" in printed
+    with capsys.disabled():
+        print("\n" + printed)
