@@ -7,10 +7,11 @@ validated again ("ratcheting"), so a stored object that predates a rule stays up
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from pydantic.alias_generators import to_snake
+from pydantic.alias_generators import to_snake as _to_snake
 
 from ._formats import dns_label_errors, dns_subdomain_errors, label_key_errors
 from .api import INT32_MAX
@@ -73,6 +74,9 @@ def format_errors(
 ) -> list[FieldError]:
     """One Invalid error per problem ``check`` finds in ``value``."""
     return [FieldError.invalid(path, value, detail) for detail in check(value)]
+
+
+to_snake = functools.cache(_to_snake)
 
 
 def _members(block: Any, *names: str) -> dict[str, Any]:

@@ -85,6 +85,9 @@ def _check_type(what: str, value: Any, *types: type) -> None:
         raise TypeError(f"{what} must be a {allowed} or None, not {type(value).__name__}")
 
 
+_NO_FIELD_PATHS: Mapping[str, FieldPath] = MappingProxyType({})
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BlockInput:
     """Where a building block sits in the controller's API."""
@@ -103,19 +106,22 @@ class BlockInput:
             if not isinstance(element, str):
                 raise TypeError(f"path_elements must be field names (str), got {element!r}")
         object.__setattr__(self, "path_elements", elements)
-        if not isinstance(self.field_paths, Mapping):
+        if not self.field_paths and isinstance(self.field_paths, Mapping):
+            object.__setattr__(self, "field_paths", _NO_FIELD_PATHS)
+        elif not isinstance(self.field_paths, Mapping):
             raise TypeError(
                 "field_paths maps a field of the block (e.g. 'gang.minCount') to a path,"
                 f" not {type(self.field_paths).__name__}"
             )
-        mapped: dict[str, FieldPath] = {}
-        for key, target in self.field_paths.items():
-            _check_field_path_key(type(self), key)
-            path = as_path(target)
-            if path is None:
-                raise TypeError(f"field_paths[{key!r}] must be a FieldPath or a string, not None")
-            mapped[key] = path
-        object.__setattr__(self, "field_paths", MappingProxyType(mapped))
+        else:
+            mapped: dict[str, FieldPath] = {}
+            for key, target in self.field_paths.items():
+                _check_field_path_key(type(self), key)
+                path = as_path(target)
+                if path is None:
+                    raise TypeError(f"field_paths[{key!r}] must be a FieldPath or a string")
+                mapped[key] = path
+            object.__setattr__(self, "field_paths", MappingProxyType(mapped))
         for name, kind in self.block_types.items():
             _check_type(f"{type(self).__name__}.{name}", getattr(self, name), kind)
 

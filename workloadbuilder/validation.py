@@ -135,6 +135,9 @@ class Locations:
         """The path errors of ``item`` are reported below."""
         if item.path is not None:
             return item.path
+        known = self._cache.get(id(item))
+        if known is not None:
+            return known
         chain: list[WorkloadItem] = []
         current: WorkloadItem | None = item
         while current is not None and id(current) not in self._cache:

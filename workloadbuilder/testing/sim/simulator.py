@@ -365,8 +365,9 @@ async def _write_condition(http: aiohttp.ClientSession, change: ConditionChange)
         "reason": change.reason,
         "message": change.message,
         "lastTransitionTime": previous.get("lastTransitionTime") if same_status else _now(),
-        "observedGeneration": change.generation,
     }
+    if change.generation:  # a PodGroup has no generation, so its conditions carry none
+        condition["observedGeneration"] = change.generation
     others = [c for c in change.existing if c.get("type") != change.type]
     prefix, plural = _GROUP_APIS[change.kind]
     path = f"{prefix}/namespaces/{change.namespace}/{plural}/{change.name}/status"
