@@ -354,8 +354,8 @@ def _stored(server: FakeAPIServer) -> dict[str, list[dict[str, Any]]]:
 def end_state_problems(server: FakeAPIServer, plan: Plan) -> tuple[list[str], int]:
     """Every way the server's objects differ from the plan's intent, and how many were checked.
 
-    Intended: each kept or resized workload's objects exactly once, with the counts the plan
-    set (resized: Workload template and PodGroup at the new count, generation 2); nothing of a
+    Intended: each kept or resized workload's objects exactly once, as applied (resized: the
+    Workload template and the PodGroup at the new count, the Workload at generation 2); nothing of a
     deleted workload; nothing else; no group whose Workload or parent composite is missing.
     """
     problems: list[str] = []
@@ -390,25 +390,39 @@ def end_state_problems(server: FakeAPIServer, plan: Plan) -> tuple[list[str], in
 
 
 def _object_problems(kind: str, obj: dict[str, Any], w: WorkloadPlan | None) -> list[str]:
+    """How a stored object differs from the plan's: its spec holds what was applied (with the
+    resized count), a Workload's generation counts its one resize."""
     if w is None:
         return []
     name, resized = obj["metadata"]["name"], w.action == "resize"
-    problems = []
-    if kind == "Workload":
-        [root] = obj["spec"]["compositePodGroupTemplates"]
-        stage = next(t for t in root["compositePodGroupTemplates"] if t["name"] == "stage")
-        workers = next(t for t in stage["podGroupTemplates"] if t["name"] == "workers")
-        counts = [(workers["schedulingPolicy"]["gang"]["minCount"], obj["metadata"]["generation"])]
-    elif kind == "PodGroup" and name == w.workers.metadata.name:
-        counts = [
-            (obj["spec"]["schedulingPolicy"]["gang"]["minCount"], obj["metadata"]["generation"])
-        ]
-    else:
-        return [] if obj["metadata"]["generation"] == 1 else [f"{kind} {name} changed"]
-    want = (RESIZED_WORKERS, 2) if resized else (WORKERS, 1)
-    if counts != [want]:
-        problems.append(f"{kind} {name}: (minCount, generation) {counts[0]}, want {want}")
+    [intended] = [o.to_dict() for o in w.objects if o.metadata.name == name]
+    spec = intended["spec"]
+    if resized and kind == "Workload":
+        [root] = spec["compositePodGroupTemplates"]
+        [stage] = [t for t in root["compositePodGroupTemplates"] if t["name"] == "stage"]
+        [workers] = [t for t in stage["podGroupTemplates"] if t["name"] == "workers"]
+        workers["schedulingPolicy"]["gang"]["minCount"] = RESIZED_WORKERS
+    if resized and name == w.workers.metadata.name:
+        spec["schedulingPolicy"]["gang"]["minCount"] = RESIZED_WORKERS
+    problems = [] if _holds(obj["spec"], spec) else [f"{kind} {name}: spec is not as intended"]
+    if kind == "Workload" and obj["metadata"]["generation"] != (2 if resized else 1):
+        problems.append(f"Workload {name}: generation {obj['metadata']['generation']}")
     return problems
+
+
+def _holds(stored: Any, intended: Any) -> bool:
+    """Whether ``stored`` has every value of ``intended`` (the server adds its defaults)."""
+    if isinstance(intended, dict):
+        return isinstance(stored, dict) and all(
+            k in stored and _holds(stored[k], v) for k, v in intended.items()
+        )
+    if isinstance(intended, list):
+        return (
+            isinstance(stored, list)
+            and len(stored) == len(intended)
+            and all(_holds(a, b) for a, b in zip(stored, intended, strict=True))
+        )
+    return bool(stored == intended)
 
 
 def main(argv: list[str] | None = None) -> int:

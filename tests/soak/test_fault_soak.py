@@ -70,3 +70,34 @@ def test_the_full_soak_of_50_workloads(capsys: pytest.CaptureFixture[str]) -> No
     assert "problems: none" in printed
     with capsys.disabled():
         print("\n" + printed)
+
+
+async def test_the_end_state_check_finds_orphans_leftovers_and_wrong_counts() -> None:
+    plan = soak.Plan(soak.make_plan(3, SEED).workloads, ())
+    keep, resize, delete = plan.workloads
+    async with soak.FakeAPIServer() as server:
+        ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": soak.NS}}
+        server.create_object("", "v1", "namespaces", ns)
+        for w in (keep, resize):  # the resize never happened
+            for o in w.objects:
+                doc = o.to_dict()
+                server.apply_object(*_resource(doc), doc, field_manager="ctl")
+        leftover = delete.objects[-1].to_dict()  # a group of the deleted workload stays
+        server.apply_object(*_resource(leftover), leftover, field_manager="ctl")
+        problems, checked = soak.end_state_problems(server, plan)
+    name = leftover["metadata"]["name"]
+    assert checked == 2 * OBJECTS_PER_WORKLOAD + 1
+    assert f"PodGroups not intended (orphaned or left over): ['{name}']" in problems
+    assert f"PodGroup {name} orphaned: its Workload is gone" in problems
+    assert f"Workload {resize.name}: spec is not as intended" in problems
+    assert f"PodGroup {resize.workers.metadata.name}: spec is not as intended" in problems
+    assert f"Workload {resize.name}: generation 1" in problems
+    assert len(problems) == 6  # and the leftover's missing parent
+
+
+def _resource(doc: dict[str, object]) -> tuple[str, str, str]:
+    version = str(doc["apiVersion"]).split("/")[1]
+    plural = {"Workload": "workloads", "PodGroup": "podgroups"}.get(
+        str(doc["kind"]), "compositepodgroups"
+    )
+    return soak.SCHEDULING, version, plural
