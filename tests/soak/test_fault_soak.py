@@ -10,6 +10,7 @@ from collections import Counter
 import pytest
 
 from benchmarks import soak_faults as soak
+from workloadbuilder.testing import FakeAPIServer
 
 SEED = 10
 WORKLOADS = 10
@@ -75,7 +76,7 @@ def test_the_full_soak_of_50_workloads(capsys: pytest.CaptureFixture[str]) -> No
 async def test_the_end_state_check_finds_orphans_leftovers_and_wrong_counts() -> None:
     plan = soak.Plan(soak.make_plan(3, SEED).workloads, ())
     keep, resize, delete = plan.workloads
-    async with soak.FakeAPIServer() as server:
+    async with FakeAPIServer() as server:
         ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": soak.NS}}
         server.create_object("", "v1", "namespaces", ns)
         for w in (keep, resize):  # the resize never happened
