@@ -68,6 +68,24 @@ async def test_delay(fake_apiserver: FakeAPIServer) -> None:
 
 
 @bounded()
+async def test_a_delayed_request_whose_client_gave_up_is_never_served(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    # The API server cancels a request's context when its client goes away: a write held
+    # back by latency must not land later (it would bring back what was deleted meanwhile).
+    fake_apiserver.faults.delay(0.5, method="POST")
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=0.1)) as session:
+        with pytest.raises(asyncio.TimeoutError):
+            await session.post(fake_apiserver.url + PG_PATH, json=pod_group())
+    await asyncio.sleep(0.6)
+    assert (
+        fake_apiserver.get_object("scheduling.k8s.io", "v1beta1", "podgroups", "default", "pg")
+        is None
+    )
+    assert (await call(fake_apiserver, "GET", f"{PG_PATH}/pg")).status == 404
+
+
+@bounded()
 async def test_dropped_connection(fake_apiserver: FakeAPIServer) -> None:
     fake_apiserver.faults.drop_connection(method="POST")
     with pytest.raises(aiohttp.ClientError):

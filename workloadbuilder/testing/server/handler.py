@@ -193,6 +193,10 @@ class HTTPHandler:
     async def _fault(self, fault: Fault, request: web.BaseRequest) -> web.StreamResponse | None:
         if fault.kind == "delay":
             await asyncio.sleep(fault.seconds)
+            if request.transport is None or request.transport.is_closing():
+                # The client gave up meanwhile: as the API server's cancelled request context,
+                # the request is abandoned, never served late.
+                raise asyncio.CancelledError
             return None
         if fault.kind == "drop":
             if request.transport is not None:
