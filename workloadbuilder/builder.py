@@ -35,6 +35,14 @@ __all__ = [
 ]
 
 
+class _NoParent:
+    """The absence of a parent argument (``None`` is a value: a root composite group)."""
+
+
+_NO_PARENT = _NoParent()
+_Parent = str | None | _NoParent
+
+
 class BuildError(ValueError):
     """The tree cannot be compiled, or the Builder was used out of order.
 
@@ -108,6 +116,11 @@ class Builder:
         self._existing: Workload | None = None
         self._pod_group_templates: dict[str, PodGroupTemplate] | None = None
         self._composite_templates: dict[str, CompositePodGroupTemplate] | None = None
+        # What stamping reads once: each template's spec JSON, the owner's, the namespace.
+        self._leaf_stamps: dict[str, dict[str, Any]] = {}
+        self._composite_stamps: dict[str, dict[str, Any]] = {}
+        self._owner_json: dict[str, Any] | None = None
+        self._stamp_namespace: str | None = None
 
     @classmethod
     def from_existing_workload(
@@ -145,37 +158,65 @@ class Builder:
 
     def new_pod_group(self, pod_group_name: str, template_name: str) -> PodGroup:
         """A PodGroup of the template ``template_name`` (at any depth of the tree)."""
-        workload = self._resolved_workload()
-        if self._pod_group_templates is None:
-            self._pod_group_templates = {t.name: t for t in _leaf_templates(workload.spec)}
-        template = self._pod_group_templates.get(template_name)
-        if template is None:
-            names = " ".join(self._pod_group_templates)
-            raise BuildError(
-                f"podGroupTemplate {go_quote(template_name)} not found in workload"
-                f" {go_quote(workload.metadata.name or '')} (have [{names}])"
-            )
-        return PodGroup.model_validate(
-            self._runtime_object(workload, pod_group_name, template, _POD_GROUP_FIELDS)
-        )
+        return PodGroup.model_validate(self._stamped(pod_group_name, template_name, leaf=True))
 
     def new_composite_pod_group(self, name: str, template_name: str) -> CompositePodGroup:
         """A CompositePodGroup of ``template_name``; the caller sets its parent, if any."""
+        return CompositePodGroup.model_validate(self._stamped(name, template_name, leaf=False))
+
+    def _stamped(
+        self, name: str, template_name: str, *, leaf: bool, parent: _Parent = _NO_PARENT
+    ) -> dict[str, Any]:
+        """The JSON of a runtime object of ``template_name``, from the JSON its template and
+        the owner were serialised to on first use; ``parent`` fills
+        ``spec.parentCompositePodGroupName`` (``None`` included: set, but empty)."""
+        stamps = self._leaf_stamps if leaf else self._composite_stamps
+        spec = stamps.get(template_name)
+        if spec is None:
+            spec = stamps[template_name] = self._stamp_spec(template_name, leaf=leaf)
+        if parent is not _NO_PARENT:
+            spec = {**spec, "parentCompositePodGroupName": parent}
+        metadata: dict[str, Any] = {"name": name, "namespace": self._stamp_namespace}
+        if self._owner_json is not None:
+            metadata["ownerReferences"] = [self._owner_json]
+        return {"metadata": metadata, "spec": spec}
+
+    def _stamp_spec(self, template_name: str, *, leaf: bool) -> dict[str, Any]:
+        """The spec every runtime object of ``template_name`` shares (validation copies it)."""
         workload = self._resolved_workload()
-        if self._composite_templates is None:
-            self._composite_templates = {
-                t.name: t for t in _composite_templates(workload.spec.composite_pod_group_templates)
-            }
-        template = self._composite_templates.get(template_name)
+        if not self._leaf_stamps and not self._composite_stamps:
+            owner = self.options.owner
+            self._owner_json = owner.to_dict() if owner is not None else None
+            self._stamp_namespace = workload.metadata.namespace
+        template: PodGroupTemplate | CompositePodGroupTemplate | None
+        if leaf:
+            if self._pod_group_templates is None:
+                self._pod_group_templates = {t.name: t for t in _leaf_templates(workload.spec)}
+            template = self._pod_group_templates.get(template_name)
+            names, what = list(self._pod_group_templates), "podGroupTemplate"
+        else:
+            if self._composite_templates is None:
+                self._composite_templates = {
+                    t.name: t
+                    for t in _composite_templates(workload.spec.composite_pod_group_templates)
+                }
+            template = self._composite_templates.get(template_name)
+            names, what = list(self._composite_templates), "compositePodGroupTemplate"
         if template is None:
-            names = " ".join(self._composite_templates)
             raise BuildError(
-                f"compositePodGroupTemplate {go_quote(template_name)} not found in workload"
-                f" {go_quote(workload.metadata.name or '')} (have [{names}])"
+                f"{what} {go_quote(template_name)} not found in workload"
+                f" {go_quote(workload.metadata.name or '')} (have [{' '.join(names)}])"
             )
-        return CompositePodGroup.model_validate(
-            self._runtime_object(workload, name, template, _COMPOSITE_FIELDS)
-        )
+        source = template.to_dict()
+        spec: dict[str, Any] = {
+            "workloadRef": {
+                "workloadName": workload.metadata.name or "",
+                "templateName": template.name,
+            }
+        }
+        fields = _POD_GROUP_FIELDS if leaf else _COMPOSITE_FIELDS
+        spec.update((key, source[key]) for key in fields if key in source)
+        return spec
 
     def workload(self) -> Workload:
         """The Workload runtime objects are stamped from: the existing one, or the built one.
@@ -199,27 +240,6 @@ class Builder:
                 " NewBuilderFromExistingWorkload first"
             )
         return self._workload
-
-    def _runtime_object(
-        self,
-        workload: Workload,
-        name: str,
-        template: PodGroupTemplate | CompositePodGroupTemplate,
-        fields: tuple[str, ...],
-    ) -> dict[str, Any]:
-        """The JSON of a runtime object: the template's fields, its Workload, its owner."""
-        source = template.to_dict()
-        spec = {
-            "workloadRef": {
-                "workloadName": workload.metadata.name or "",
-                "templateName": template.name,
-            }
-        }
-        spec.update((key, source[key]) for key in fields if key in source)
-        metadata: dict[str, Any] = {"name": name, "namespace": workload.metadata.namespace}
-        if self.options.owner is not None:
-            metadata["ownerReferences"] = [self.options.owner.to_dict()]
-        return {"metadata": metadata, "spec": spec}
 
     def _build(self) -> Workload:
         if self.root is None:
