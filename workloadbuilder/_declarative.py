@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from pydantic.alias_generators import to_snake
+
 from ._formats import dns_label_errors, dns_subdomain_errors, label_key_errors
 from .api.scheduling_v1alpha3 import (
     TopologyConstraint,
@@ -25,6 +27,7 @@ from .field import ErrorList, FieldError, FieldPath
 
 __all__ = [
     "INT32_MAX",
+    "child_path",
     "count_errors",
     "union_errors",
     "validate_claim",
@@ -37,9 +40,17 @@ INT32_MAX = 2**31 - 1
 MAX_TOPOLOGY = 1
 
 
-def union_errors(path: FieldPath | None, members: dict[str, Any]) -> list[FieldError]:
-    """Exactly one of ``members`` (JSON name -> value) is set, with apimachinery's messages."""
+def union_errors(
+    path: FieldPath | None, members: dict[str, Any], old: dict[str, Any] | None = None
+) -> list[FieldError]:
+    """Exactly one of ``members`` (JSON name -> value) is set, with apimachinery's messages.
+
+    On update (``old``: the old block's members), a union whose set of members is unchanged is
+    not checked again, as ``validate.Union`` does.
+    """
     chosen = [name for name, value in members.items() if value is not None]
+    if old is not None and chosen == [name for name, value in old.items() if value is not None]:
+        return []
     if len(chosen) == 1:
         return []
     listed = ", ".join(f"`{name}`" for name in members)
@@ -65,35 +76,44 @@ def format_errors(
     return [FieldError.invalid(path, value, detail) for detail in check(value)]
 
 
-def _child(path: FieldPath | None, *names: str) -> FieldPath:
+def child_path(path: FieldPath | None, *names: str) -> FieldPath:
+    """``path`` extended by ``names``; the names alone for a missing path."""
     return FieldPath(*names) if path is None else path.child(*names)
 
 
-def _unchanged(new: Any, old: Any) -> bool:
-    return old is not None and new == old
+def _members(block: Any, *names: str) -> dict[str, Any]:
+    return {name: getattr(block, to_snake(name)) for name in names}
 
 
 def validate_policy(
     new: WorkloadPodGroupSchedulingPolicy | WorkloadCompositePodGroupSchedulingPolicy,
-    old: Any,
+    old: WorkloadPodGroupSchedulingPolicy | WorkloadCompositePodGroupSchedulingPolicy | None,
     path: FieldPath | None,
 ) -> ErrorList:
-    """A leaf or composite scheduling policy block: one of basic/gang, a positive count."""
-    errors = ErrorList()
-    if _unchanged(new, old):
+    """A leaf or composite scheduling policy block: one of basic/gang, a positive count.
+
+    On update the union ratchets on its membership, ``gang`` as a whole when equal to the old
+    one, and the count when equal to the old count.
+    """
+    errors = ErrorList(
+        union_errors(
+            path,
+            _members(new, "basic", "gang"),
+            None if old is None else _members(old, "basic", "gang"),
+        )
+    )
+    old_gang = None if old is None else old.gang
+    if new.gang is None or (old is not None and new.gang == old_gang):
         return errors
-    errors.extend(union_errors(path, {"basic": new.basic, "gang": new.gang}))
-    if new.gang is None:
-        return errors
-    old_gang = getattr(old, "gang", None)
-    if isinstance(new, WorkloadCompositePodGroupSchedulingPolicy):
-        field, count = "minGroupCount", new.gang.min_group_count
-        old_count = getattr(old_gang, "min_group_count", None)
-    else:
-        field, count = "minCount", new.gang.min_count
-        old_count = getattr(old_gang, "min_count", None)
-    if count is not None and count != old_count:
-        errors.extend(count_errors(_child(path, "gang", field), count))
+    field = (
+        "minGroupCount"
+        if isinstance(new, WorkloadCompositePodGroupSchedulingPolicy)
+        else "minCount"
+    )
+    count = getattr(new.gang, to_snake(field))
+    old_count = None if old_gang is None else getattr(old_gang, to_snake(field), None)
+    if count is not None and (old_gang is None or count != old_count):
+        errors.extend(count_errors(child_path(path, "gang", field), count))
     return errors
 
 
@@ -102,12 +122,12 @@ def validate_topology(
     old: Sequence[TopologyConstraint] | None,
     path: FieldPath,
 ) -> list[FieldError]:
-    """At most one constraint; each key a required, valid label key."""
-    if _unchanged(list(topology), list(old) if old is not None else None):
+    """At most one constraint (else only that is reported); each key a required label key."""
+    if old is not None and list(topology) == list(old):
         return []
-    errors: list[FieldError] = []
     if len(topology) > MAX_TOPOLOGY:
-        errors.append(FieldError.too_many(path, len(topology), MAX_TOPOLOGY))
+        return [FieldError.too_many(path, len(topology), MAX_TOPOLOGY)]
+    errors: list[FieldError] = []
     for i, constraint in enumerate(topology):
         key_path = path.index(i).child("key")
         if not constraint.key:
@@ -119,53 +139,55 @@ def validate_topology(
 
 def validate_constraints(
     new: WorkloadPodGroupSchedulingConstraints | WorkloadCompositePodGroupSchedulingConstraints,
-    old: Any,
+    old: WorkloadPodGroupSchedulingConstraints
+    | WorkloadCompositePodGroupSchedulingConstraints
+    | None,
     path: FieldPath | None,
 ) -> ErrorList:
-    """A scheduling constraints block."""
-    old_topology = getattr(old, "topology", None) if old is not None else None
+    """A scheduling constraints block (an unset and an empty topology are equal on update)."""
+    old_topology = None if old is None else (old.topology or [])
     return ErrorList(
-        validate_topology(
-            new.topology or [], old_topology or [] if old else None, _child(path, "topology")
-        )
+        validate_topology(new.topology or [], old_topology, child_path(path, "topology"))
     )
 
 
 def validate_disruption_mode(
     new: WorkloadPodGroupDisruptionMode | WorkloadCompositePodGroupDisruptionMode,
-    old: Any,
+    old: WorkloadPodGroupDisruptionMode | WorkloadCompositePodGroupDisruptionMode | None,
     path: FieldPath | None,
 ) -> ErrorList:
-    """A disruption mode block: one of single/all."""
-    if _unchanged(new, old):
-        return ErrorList()
-    return ErrorList(union_errors(path, {"single": new.single, "all": new.all}))
+    """A disruption mode block: one of single/all (ratcheting on membership)."""
+    return ErrorList(
+        union_errors(
+            path,
+            _members(new, "single", "all"),
+            None if old is None else _members(old, "single", "all"),
+        )
+    )
+
+
+_CLAIM_SOURCES = ("resourceClaimName", "resourceClaimTemplateName")
 
 
 def validate_claim(
     new: WorkloadPodGroupResourceClaim, old: WorkloadPodGroupResourceClaim | None, path: FieldPath
 ) -> ErrorList:
-    """One shared claim: a DNS-label name and exactly one DNS-subdomain reference."""
-    errors = ErrorList()
-    if _unchanged(new, old):
-        return errors
-    if not new.name:
-        errors.append(FieldError.required(path.child("name")))
-    else:
-        errors.extend(format_errors(path.child("name"), new.name, dns_label_errors))
-    errors.extend(
+    """One shared claim, in the generated order: exactly one source, a DNS-label name, each
+    source a DNS subdomain. On update each field (and the union's membership) ratchets."""
+    errors = ErrorList(
         union_errors(
             path,
-            {
-                "resourceClaimName": new.resource_claim_name,
-                "resourceClaimTemplateName": new.resource_claim_template_name,
-            },
+            _members(new, *_CLAIM_SOURCES),
+            None if old is None else _members(old, *_CLAIM_SOURCES),
         )
     )
-    for json_name, value in (
-        ("resourceClaimName", new.resource_claim_name),
-        ("resourceClaimTemplateName", new.resource_claim_template_name),
-    ):
-        if value is not None:
+    if old is None or new.name != old.name:
+        if not new.name:
+            errors.append(FieldError.required(path.child("name")))
+        else:
+            errors.extend(format_errors(path.child("name"), new.name, dns_label_errors))
+    for json_name in _CLAIM_SOURCES:
+        value = getattr(new, to_snake(json_name))
+        if value is not None and (old is None or value != getattr(old, to_snake(json_name))):
             errors.extend(format_errors(path.child(json_name), value, dns_subdomain_errors))
     return errors

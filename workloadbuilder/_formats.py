@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["dns_label_errors", "dns_subdomain_errors", "label_key_errors"]
+__all__ = ["byte_length", "dns_label_errors", "dns_subdomain_errors", "label_key_errors"]
 
 _LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _SUBDOMAIN = _LABEL + r"(\." + _LABEL + ")*"
@@ -38,9 +38,9 @@ _NAME_PART_MESSAGE = _regex_message(
     ("MyName", "my.name", "123-abc"),
     _QUALIFIED,
 )
-_QUALIFIED_MESSAGE = (
+_LABEL_KEY_MESSAGE = (
     _regex_message(
-        "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must"
+        "a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must"
         " start and end with an alphanumeric character",
         ("MyName", "my.name", "123-abc"),
         _QUALIFIED,
@@ -49,20 +49,25 @@ _QUALIFIED_MESSAGE = (
 )
 
 
+def byte_length(value: str) -> int:
+    """The length of ``value`` in UTF-8 bytes, as Go's ``len`` (a lone surrogate counts 3)."""
+    return len(value.encode("utf-8", "surrogatepass"))
+
+
 def dns_label_errors(value: str) -> list[str]:
     """Problems of ``value`` as an RFC 1123 DNS label (a template or claim name)."""
     errors = []
-    if len(value.encode()) > 63:
+    if byte_length(value) > 63:
         errors.append("must be no more than 63 bytes")
     if not _LABEL_RE.fullmatch(value):
-        errors.append(LABEL_MESSAGE)
+        errors.append("must not contain dots" if _SUBDOMAIN_RE.fullmatch(value) else LABEL_MESSAGE)
     return errors
 
 
 def dns_subdomain_errors(value: str) -> list[str]:
     """Problems of ``value`` as an RFC 1123 DNS subdomain (an object name)."""
     errors = []
-    if len(value.encode()) > 253:
+    if byte_length(value) > 253:
         errors.append("must be no more than 253 bytes")
     if not _SUBDOMAIN_RE.fullmatch(value):
         errors.append(SUBDOMAIN_MESSAGE)
@@ -82,11 +87,11 @@ def label_key_errors(value: str) -> list[str]:
         else:
             errors = [f"prefix part {e}" for e in dns_subdomain_errors(prefix)]
     else:
-        return [_QUALIFIED_MESSAGE]
+        return [_LABEL_KEY_MESSAGE]
     if not name:
         errors.append("name part must be non-empty")
-    elif len(name.encode()) > 63:
+    elif byte_length(name) > 63:
         errors.append("name part must be no more than 63 bytes")
-    if name and not _QUALIFIED_RE.fullmatch(name):
+    if not _QUALIFIED_RE.fullmatch(name):
         errors.append(_NAME_PART_MESSAGE)
     return errors

@@ -91,15 +91,15 @@ def controller_ref(obj: Any, *, block_owner_deletion: bool = True) -> OwnerRefer
 
 
 def _group_of(api_version: str) -> str:
-    parts = api_version.split("/")
-    if len(parts) == 1 and parts[0]:
+    """The group of an apiVersion, parsed as apimachinery's ``ParseGroupVersion`` does."""
+    if api_version in ("", "/"):
         return ""
-    if len(parts) == 2 and parts[0] and parts[1]:
-        return parts[0]
-    raise BuildError(
-        f"invalid owner apiVersion {go_quote(api_version)}: unexpected GroupVersion string:"
-        f" {api_version}"
-    )
+    if api_version.count("/") > 1:
+        raise BuildError(
+            f"invalid owner apiVersion {go_quote(api_version)}: unexpected GroupVersion string:"
+            f" {api_version}"
+        )
+    return api_version.partition("/")[0] if "/" in api_version else ""
 
 
 class Builder:
@@ -243,7 +243,7 @@ class Builder:
 
     def _build(self) -> Workload:
         if self.root is None:
-            raise BuildError("invalid builder: missing root WorkloadItem")
+            raise BuildError("workload item cannot be nil")
         try:
             check_tree(self.root)
         except TreeError as exc:

@@ -504,7 +504,8 @@ def test_duplicate_template_names_across_the_tree_fail() -> None:
 
 
 def test_nil_root_fails() -> None:
-    assert build_error(None) == "invalid builder: missing root WorkloadItem"
+    # builder.go: BuildWorkload -> compileWorkloadItemTree(nil) -> validateWorkloadItemTree.
+    assert build_error(None) == "workload item cannot be nil"
 
 
 def test_missing_owner_returns_error() -> None:
@@ -795,7 +796,7 @@ def test_build_workload_is_cached_and_returns_independent_copies() -> None:
 @pytest.mark.parametrize(
     ("root", "options", "message"),
     [
-        (None, OPTIONS, "invalid builder: missing root WorkloadItem"),
+        (None, OPTIONS, "workload item cannot be nil"),
         (
             gang_item(),
             BuildOptions(name="wl", namespace="ns"),

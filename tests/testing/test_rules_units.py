@@ -6,14 +6,14 @@ from typing import Any
 
 import pytest
 
-from workloadbuilder.testing._rules_errors import render_value
-from workloadbuilder.testing._rules_formats import (
+from workloadbuilder.testing.rules import apply_defaults, has_status_subresource, validate_object
+from workloadbuilder.testing.rules.errors import render_value
+from workloadbuilder.testing.rules.formats import (
     dns_label,
     dns_subdomain,
     path_segment_name,
     qualified_name,
 )
-from workloadbuilder.testing.rules import apply_defaults, has_status_subresource, validate_object
 
 GROUP = "scheduling.k8s.io"
 

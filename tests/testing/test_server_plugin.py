@@ -30,7 +30,7 @@ async def test_marker_configures_the_server(fake_apiserver: FakeAPIServer) -> No
 async def test_gang_simulator_fixture(
     gang_simulator: object, fake_apiserver: FakeAPIServer
 ) -> None:
-    from workloadbuilder.testing.simulator import GangSimulator
+    from workloadbuilder.testing.sim import GangSimulator
 
     assert isinstance(gang_simulator, GangSimulator)
     await gang_simulator.step()

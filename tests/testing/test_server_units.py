@@ -8,11 +8,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workloadbuilder.testing import _managed
-from workloadbuilder.testing._errors import APIStatusError
-from workloadbuilder.testing._fieldset import decode, encode, fieldset, format_path, get_at
-from workloadbuilder.testing._merge import JSONPatchError, json_patch, merge_patch, strategic_merge
-from workloadbuilder.testing._selectors import field_selector, label_selector
+from workloadbuilder.testing.apply import managed
+from workloadbuilder.testing.apply.fieldset import decode, encode, fieldset, format_path, get_at
+from workloadbuilder.testing.apply.merge import (
+    JSONPatchError,
+    json_patch,
+    merge_patch,
+    strategic_merge,
+)
+from workloadbuilder.testing.common.errors import APIStatusError
+from workloadbuilder.testing.store.selectors import field_selector, label_selector
 
 WORKLOAD_SPEC = {
     "spec": {
@@ -119,14 +124,14 @@ def test_bad_selectors_say_how_to_write_them() -> None:
 def test_update_takes_over_changed_fields() -> None:
     alpha = ("alpha", "Apply", "")
     live = {"spec": {"a": 1, "b": 1}}
-    merged, entries = _managed.apply({}, alpha, "v1", live, {"spec": {"a": 1, "b": 1}}, False, "t0")
+    merged, entries = managed.apply({}, alpha, "v1", live, {"spec": {"a": 1, "b": 1}}, False, "t0")
     beta = ("beta", "Update", "")
-    entries = _managed.record_update(entries, beta, "v1", merged, {"spec": {"a": 2, "b": 1}}, "t1")
+    entries = managed.record_update(entries, beta, "v1", merged, {"spec": {"a": 2, "b": 1}}, "t1")
     assert entries[alpha].fields == {("f:spec", "f:b")}
     assert entries[beta].fields == {("f:spec", "f:a")}
     assert entries[alpha].time == "t0"
     with pytest.raises(APIStatusError) as err:
-        _managed.apply(
+        managed.apply(
             entries, alpha, "v1", {"spec": {"a": 2, "b": 1}}, {"spec": {"a": 3}}, False, "t2"
         )
     assert err.value.status["details"]["causes"][0]["message"] == 'conflict with "beta" using v1'
@@ -148,8 +153,8 @@ def test_forced_apply_sets_every_applied_value_and_takes_ownership(
     first: dict[str, Any], second: dict[str, Any]
 ) -> None:
     one, two = ("one", "Apply", ""), ("two", "Apply", "")
-    merged, entries = _managed.apply({}, one, "v1", {}, {"spec": first}, False, "t")
-    merged, entries = _managed.apply(entries, two, "v1", merged, {"spec": second}, True, "t")
+    merged, entries = managed.apply({}, one, "v1", {}, {"spec": first}, False, "t")
+    merged, entries = managed.apply(entries, two, "v1", merged, {"spec": second}, True, "t")
     for path in _leaves({"spec": second}):
         assert get_at(merged, path) == get_at({"spec": second}, path)
     if two in entries:
@@ -157,7 +162,7 @@ def test_forced_apply_sets_every_applied_value_and_takes_ownership(
     for path in entries[one].fields if one in entries else ():
         if not isinstance(get_at({"spec": first}, path), dict):
             assert get_at(merged, path) == get_at({"spec": first}, path)
-    again, same = _managed.apply(entries, two, "v1", merged, {"spec": second}, False, "t")
+    again, same = managed.apply(entries, two, "v1", merged, {"spec": second}, False, "t")
     assert again == merged
     assert {k: e.fields for k, e in same.items()} == {k: e.fields for k, e in entries.items()}
 

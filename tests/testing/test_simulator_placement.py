@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from workloadbuilder.testing._sim_place import plan
-from workloadbuilder.testing._sim_quantity import parse_quantity
-from workloadbuilder.testing.simulator import SimNode
+from workloadbuilder.testing.sim import SimNode
+from workloadbuilder.testing.sim.place import plan
+from workloadbuilder.testing.sim.quantity import parse_quantity
 
 ZONE = "topology.kubernetes.io/zone"
 

@@ -9,7 +9,7 @@ import aiohttp
 import pytest
 
 from workloadbuilder.testing.server import FakeAPIServer
-from workloadbuilder.testing.simulator import GangSimulator, SimNode
+from workloadbuilder.testing.sim import GangSimulator, SimNode
 
 NS = "default"
 ZONE = "topology.kubernetes.io/zone"

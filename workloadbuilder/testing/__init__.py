@@ -16,15 +16,15 @@ if TYPE_CHECKING:
         Fault,
         RecordedRequest,
     )
-    from workloadbuilder.testing.simulator import GangSimulator, SimNode
+    from workloadbuilder.testing.sim import GangSimulator, SimNode
 
 _HOME = {
     "APIStatusError": "server",
     "FakeAPIServer": "server",
     "Fault": "server",
     "RecordedRequest": "server",
-    "GangSimulator": "simulator",
-    "SimNode": "simulator",
+    "GangSimulator": "sim",
+    "SimNode": "sim",
 }
 
 __all__ = [

@@ -16,7 +16,7 @@ import pytest
 
 if TYPE_CHECKING:
     from workloadbuilder.testing.server import FakeAPIServer
-    from workloadbuilder.testing.simulator import GangSimulator
+    from workloadbuilder.testing.sim import GangSimulator
 
 MARKER = "fake_apiserver"
 
@@ -55,7 +55,7 @@ if TYPE_CHECKING or find_spec("pytest_asyncio") is not None:
     @pytest_asyncio.fixture
     async def gang_simulator(fake_apiserver: FakeAPIServer) -> GangSimulator:
         """A ``GangSimulator`` driving the test's ``fake_apiserver``."""
-        from workloadbuilder.testing.simulator import GangSimulator
+        from workloadbuilder.testing.sim import GangSimulator
 
         return GangSimulator(fake_apiserver)
 

@@ -9,10 +9,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-import yaml
-
-from workloadbuilder.testing import _errors, _managed, rules
-from workloadbuilder.testing._merge import (
+from workloadbuilder.testing import rules
+from workloadbuilder.testing.apply import managed
+from workloadbuilder.testing.apply.merge import (
     JSONPatchError,
     copy_json,
     json_patch,
@@ -20,10 +19,12 @@ from workloadbuilder.testing._merge import (
     strategic_merge,
     strip_nulls,
 )
-from workloadbuilder.testing._resources import Registry, ResourceType
-from workloadbuilder.testing._schema import FieldChecker, prune
-from workloadbuilder.testing._selectors import field_selector, label_selector
-from workloadbuilder.testing._store import GroupResource, Name, Store, Stored
+from workloadbuilder.testing.common import errors
+from workloadbuilder.testing.common.resources import Registry, ResourceType
+from workloadbuilder.testing.engine import decoding, object_types
+from workloadbuilder.testing.engine.unknown_fields import FieldChecker, prune
+from workloadbuilder.testing.store.selectors import field_selector, label_selector
+from workloadbuilder.testing.store.store import GroupResource, Name, Store, Stored
 
 APPLY = "application/apply-patch+yaml"
 MERGE = "application/merge-patch+json"
@@ -135,31 +136,30 @@ class Engine:
     def _stored(self, rt: ResourceType, namespace: str | None, name: str) -> Stored:
         stored = self.store.get(_resource(rt), self._name(rt, namespace, name))
         if stored is None:
-            raise _errors.not_found(rt, name)
+            raise errors.not_found(rt, name)
         return stored
 
     def _check_type(self, rt: ResourceType, obj: Any) -> dict[str, Any]:
         if not isinstance(obj, dict):
-            raise _errors.bad_request(
+            raise errors.bad_request(
                 f"the body of the request must be a {rt.kind} object, got {type(obj).__name__}"
             )
+        _check_go_types(rt, obj)
         api_version = obj.setdefault("apiVersion", rt.api_version)
         group = api_version.rpartition("/")[0]
         if (
             group != rt.group
             or self.registry.by_kind(rt.group, api_version.rpartition("/")[2], rt.kind) is None
         ):
-            raise _errors.bad_request(
+            raise errors.bad_request(
                 f"the API version in the data ({api_version}) does not match the expected "
                 f"API version ({rt.api_version})"
             )
         if obj.setdefault("kind", rt.kind) != rt.kind:
-            raise _errors.bad_request(
+            raise errors.bad_request(
                 f"the kind in the data ({obj['kind']}) does not match the expected kind ({rt.kind})"
             )
         obj["apiVersion"] = rt.api_version
-        if not isinstance(obj.setdefault("metadata", {}), dict):
-            raise _errors.bad_request("metadata must be an object")
         return obj
 
     def _check_identity(
@@ -167,7 +167,7 @@ class Engine:
     ) -> None:
         meta = obj["metadata"]
         if meta.setdefault("name", name) != name:
-            raise _errors.bad_request(
+            raise errors.bad_request(
                 f"the name of the object ({meta['name']}) does not match "
                 f"the name on the URL ({name})"
             )
@@ -179,12 +179,12 @@ class Engine:
         if not rt.namespaced:
             meta.pop("namespace", None)
         elif not namespace:
-            raise _errors.bad_request(
+            raise errors.bad_request(
                 f"a {rt.kind} is namespaced: set metadata.namespace, "
                 "or send it to a URL with /namespaces/<namespace>/"
             )
         elif meta.setdefault("namespace", namespace) != namespace:
-            raise _errors.bad_request(
+            raise errors.bad_request(
                 "the namespace of the provided object does not match "
                 "the namespace sent on the request"
             )
@@ -198,11 +198,11 @@ class Engine:
         if unknown and opts.field_validation == "Strict":
             if apply:
                 text = "; ".join(f'json: unknown field "{p}"' for p in unknown)
-                raise _errors.bad_request(
+                raise errors.bad_request(
                     "error strict decoding YAML: error unmarshaling JSON: "
                     f"while decoding JSON: {text}"
                 )
-            raise _errors.bad_request(
+            raise errors.bad_request(
                 "strict decoding error: " + ", ".join(f'unknown field "{p}"' for p in unknown)
             )
         for path in unknown:
@@ -214,7 +214,7 @@ class Engine:
     def _defaults(self, rt: ResourceType, obj: dict[str, Any]) -> None:
         rules.apply_defaults(rt.group, rt.kind, obj)
 
-    def _manager_entries(self, stored: Stored | None, obj: dict[str, Any]) -> _managed.Entries:
+    def _manager_entries(self, stored: Stored | None, obj: dict[str, Any]) -> managed.Entries:
         """Ownership to start from: the stored one, or what a PUT/patch body set explicitly."""
         base = stored.entries if stored else {}
         given = obj["metadata"].get("managedFields")
@@ -223,7 +223,7 @@ class Engine:
             and given is not None
             and given != stored.obj["metadata"].get("managedFields")
         ):
-            base = _managed.parse(given) if isinstance(given, list) else {}
+            base = managed.parse(given) if isinstance(given, list) else {}
         return base
 
     # -- reads -----------------------------------------------------------------------------
@@ -243,7 +243,7 @@ class Engine:
         try:
             match_labels, match_fields = label_selector(labels), field_selector(fields)
         except ValueError as exc:
-            raise _errors.bad_request(str(exc)) from None
+            raise errors.bad_request(str(exc)) from None
         items = [
             self.present(rt, s.obj)
             for s in self.store.select(_resource(rt), namespace if rt.namespaced else None)
@@ -262,36 +262,24 @@ class Engine:
         self, rt: ResourceType, namespace: str | None, body: Any, opts: WriteOptions
     ) -> Result:
         """POST: a new object (201)."""
-        obj = self._check_type(rt, copy_json(body))
+        obj = self._check_type(rt, decode_object(rt, body))
         meta = obj["metadata"]
         self._check_namespace(rt, meta, namespace)
-        if not meta.get("name"):
-            if not meta.get("generateName"):
-                cause = {
-                    "reason": "FieldValueRequired",
-                    "message": "Required value: name or generateName is required",
-                    "field": "metadata.name",
-                }
-                raise _errors.invalid(rt.kind, rt.group, "", [cause])
-            meta["name"] = meta["generateName"] + "".join(random.choices(_NAME_CHARS, k=5))
-        name = meta["name"]
+        name = _assign_name(rt, meta)
         if self.store.get(_resource(rt), self._name(rt, namespace, name)) is not None:
-            raise _errors.already_exists(rt, name)
+            raise errors.already_exists(rt, name)
         warnings = self._check_fields(rt, obj, opts, apply=False)
-        for key in _managed.SERVER_METADATA - {"name", "namespace"}:
-            meta.pop(key, None)
-        meta["uid"] = str(uuid.uuid4())
-        meta["creationTimestamp"] = stamp = now()
+        stamp = _fresh_metadata(meta)
         if rt.status:
             obj.pop("status", None)
         self._defaults(rt, obj)
         scope = _scope(rt, "")
-        entries = _managed.record_update(
+        entries = managed.record_update(
             {},
             (opts.manager, "Update", ""),
             rt.api_version,
             {},
-            _managed.tracked_view(obj, scope),
+            managed.tracked_view(obj, scope),
             stamp,
         )
         result = self._finish(rt, None, obj, entries, opts)
@@ -308,7 +296,7 @@ class Engine:
         subresource: str = "",
     ) -> Result:
         """PUT: replace the object (or only its status); a stale resourceVersion is a 409."""
-        obj = self._check_type(rt, copy_json(body))
+        obj = self._check_type(rt, decode_object(rt, body))
         self._check_identity(rt, obj, namespace, name)
         stored = self._stored(rt, namespace, name)
         warnings = self._check_fields(rt, obj, opts, apply=False)
@@ -325,37 +313,20 @@ class Engine:
         subresource: str,
     ) -> Result:
         old = stored.obj
-        given_rv = obj["metadata"].get("resourceVersion")
-        if given_rv and given_rv != old["metadata"]["resourceVersion"]:
-            raise _errors.modified(rt, old["metadata"]["name"])
+        _check_resource_version(rt, obj["metadata"].get("resourceVersion"), old)
         base = self._manager_entries(stored, obj)
         if subresource == "status":
-            new = copy_json(old)
-            new["apiVersion"] = rt.api_version
-            if "status" in obj:
-                new["status"] = obj["status"]
-            else:
-                new.pop("status", None)
+            new = _with_status_of(rt, old, obj)
         else:
-            new = obj
-            for key in _managed.SERVER_METADATA - {"managedFields", "resourceVersion"}:
-                if key in old["metadata"]:
-                    new["metadata"][key] = old["metadata"][key]
-                else:
-                    new["metadata"].pop(key, None)
-            if rt.status:
-                if "status" in old:
-                    new["status"] = copy_json(old["status"])
-                else:
-                    new.pop("status", None)
+            new = _keeping_server_fields(rt, obj, old)
         self._defaults(rt, new)
         scope = _scope(rt, subresource)
-        entries = _managed.record_update(
+        entries = managed.record_update(
             base,
             (opts.manager, "Update", subresource),
             rt.api_version,
-            _managed.tracked_view(old, scope),
-            _managed.tracked_view(new, scope),
+            managed.tracked_view(old, scope),
+            managed.tracked_view(new, scope),
             now(),
         )
         return self._finish(rt, stored, new, entries, opts)
@@ -373,11 +344,11 @@ class Engine:
         """PATCH in any of the four patch formats; apply creates a missing object (201)."""
         content_type = content_type.split(";")[0].strip().lower()
         if content_type not in PATCH_TYPES:
-            raise _errors.unsupported_media_type(content_type, list(PATCH_TYPES))
+            raise errors.unsupported_media_type(content_type, list(PATCH_TYPES))
         if content_type == APPLY:
             return self._apply(rt, namespace, name, body, opts, subresource)
         if opts.force:
-            raise _errors.invalid_patch_options(
+            raise errors.invalid_patch_options(
                 "force",
                 "FieldValueForbidden",
                 "Forbidden: may not be specified for non-apply patch",
@@ -389,13 +360,13 @@ class Engine:
             if content_type == JSON_PATCH:
                 candidate = json_patch(old, patch)
             elif not isinstance(patch, dict):
-                raise _errors.bad_request(f"a {content_type} patch must be a JSON object")
+                raise errors.bad_request(f"a {content_type} patch must be a JSON object")
             elif content_type == MERGE:
                 candidate = merge_patch(old, patch)
             else:
                 candidate = strategic_merge(old, patch)
         except JSONPatchError as exc:
-            raise _errors.APIStatusError(_errors.status_body(422, "Invalid", str(exc))) from None
+            raise errors.APIStatusError(errors.status_body(422, "Invalid", str(exc))) from None
         obj = self._check_type(rt, candidate)
         self._check_identity(rt, obj, namespace, name)
         warnings = self._check_fields(rt, obj, opts, apply=False)
@@ -413,58 +384,26 @@ class Engine:
         subresource: str,
     ) -> Result:
         if not opts.field_manager:
-            raise _errors.invalid_patch_options(
+            raise errors.invalid_patch_options(
                 "fieldManager", "FieldValueRequired", "Required value: is required for apply patch"
             )
-        config = decode_body(body, yaml_ok=True)
-        if not isinstance(config, dict):
-            raise _errors.bad_request("an apply patch must be a YAML or JSON object")
-        meta = config.get("metadata")
-        if not isinstance(meta, dict):
-            meta = config["metadata"] = {}
-        if meta.get("managedFields") is not None:
-            raise _errors.bad_request("metadata.managedFields must be nil")
-        if config.get("apiVersion") != rt.api_version:
-            raise _errors.bad_request(
-                "Incorrect version specified in apply patch. "
-                f"Specified patch version: {config.get('apiVersion', '')}, "
-                f"expected: {rt.api_version}"
-            )
-        if config.get("kind") != rt.kind:
-            raise _errors.bad_request(
-                "Incorrect kind specified in apply patch. "
-                f"Specified patch kind: {config.get('kind', '')}, expected: {rt.kind}"
-            )
+        config = _apply_configuration(rt, decode_body(body, yaml_ok=True))
+        meta = config["metadata"]
         self._check_identity(rt, config, namespace, name)
         warnings = self._check_fields(rt, config, opts, apply=True)
         stored = self.store.get(_resource(rt), self._name(rt, namespace, name))
-        given_rv = meta.get("resourceVersion")
-        if (
-            stored is not None
-            and given_rv
-            and given_rv != stored.obj["metadata"]["resourceVersion"]
-        ):
-            raise _errors.modified(rt, name)
-        given_uid = meta.get("uid")
-        live_uid = stored.obj["metadata"]["uid"] if stored is not None else ""
-        if given_uid and given_uid != live_uid:
-            raise _errors.uid_mismatch(given_uid, live_uid)
+        live_meta = stored.obj["metadata"] if stored is not None else None
+        _check_preconditions(rt, name, meta.get("resourceVersion"), meta.get("uid"), live_meta)
         stamp = now()
         if stored is None:
             if subresource:
-                raise _errors.not_found(rt, name)
-            live: dict[str, Any] = {
-                "apiVersion": rt.api_version,
-                "kind": rt.kind,
-                "metadata": {"name": name, "uid": str(uuid.uuid4()), "creationTimestamp": stamp},
-            }
-            if rt.namespaced:
-                live["metadata"]["namespace"] = namespace
-            entries: _managed.Entries = {}
+                raise errors.not_found(rt, name)
+            live = _new_object(rt, namespace, name, stamp)
+            entries: managed.Entries = {}
         else:
             live, entries = _without_managed_fields(self.present(rt, stored.obj)), stored.entries
-        applied = _managed.tracked_view(strip_nulls(config), _scope(rt, subresource))
-        merged, entries = _managed.apply(
+        applied = managed.tracked_view(strip_nulls(config), _scope(rt, subresource))
+        merged, entries = managed.apply(
             entries,
             (opts.field_manager, "Apply", subresource),
             rt.api_version,
@@ -485,48 +424,49 @@ class Engine:
         rt: ResourceType,
         stored: Stored | None,
         obj: dict[str, Any],
-        entries: _managed.Entries,
+        entries: managed.Entries,
         opts: WriteOptions,
     ) -> Result:
-        """Validate, then persist (unless a no-op or a dry run) and emit the watch event."""
-        meta = obj["metadata"]
-        old = stored.obj if stored else None
-        causes = rules.validate_object(
-            rt.group,
-            rt.version,
-            rt.kind,
-            obj,
-            self.present(rt, old) if old else None,
-            self.registry.gates,
-        )
-        if causes:
-            raise _errors.invalid(rt.kind, rt.group, meta.get("name", ""), causes)
-        if old is not None and stored is not None:
-            meta["resourceVersion"] = old["metadata"]["resourceVersion"]
-            meta["managedFields"] = old["metadata"].get("managedFields", [])
-            if obj == self.present(rt, old) and _same_ownership(entries, stored.entries):
-                return Result(200, self.present(rt, old))
-            generation = old["metadata"].get("generation", 1)
-            if _spec(obj) != _spec(old):
-                generation += 1
-            meta["generation"] = generation
-        else:
-            meta["generation"] = 1
-        meta["managedFields"] = _managed.render(entries)
+        """Every write ends here: validate, skip a no-op, count the generation, then persist."""
+        self._validate(rt, stored, obj)
+        if stored is not None and self._unchanged(rt, stored, obj, entries):
+            return Result(200, self.present(rt, stored.obj))
+        obj["metadata"]["generation"] = _generation(obj, stored.obj if stored else None)
+        obj["metadata"]["managedFields"] = managed.render(entries)
         obj = _ordered(obj)
-        meta = obj["metadata"]
         if opts.dry_run:
-            if old is None:
-                meta.pop("resourceVersion", None)
+            if stored is None:
+                obj["metadata"].pop("resourceVersion", None)
             return Result(200, obj)
+        self._persist(rt, Stored(obj, entries))
+        return Result(200, obj)
+
+    def _validate(self, rt: ResourceType, stored: Stored | None, obj: dict[str, Any]) -> None:
+        """The API server's rules on the final object (and the old one, on updates): else 422."""
+        old = self.present(rt, stored.obj) if stored else None
+        causes = rules.validate_object(rt.group, rt.version, rt.kind, obj, old, self.registry.gates)
+        if causes:
+            raise errors.invalid(rt.kind, rt.group, obj["metadata"].get("name", ""), causes)
+
+    def _unchanged(
+        self, rt: ResourceType, stored: Stored, obj: dict[str, Any], entries: managed.Entries
+    ) -> bool:
+        """Whether the write changes nothing (object and ownership), so persists nothing."""
+        old_meta = stored.obj["metadata"]
+        obj["metadata"]["resourceVersion"] = old_meta["resourceVersion"]
+        obj["metadata"]["managedFields"] = old_meta.get("managedFields", [])
+        return obj == self.present(rt, stored.obj) and _same_ownership(entries, stored.entries)
+
+    def _persist(self, rt: ResourceType, stored: Stored) -> None:
+        """Store with a new resourceVersion; a deleting object without finalizers goes now."""
+        meta = stored.obj["metadata"]
         meta["resourceVersion"] = str(self.store.next_rv())
         key = self._name(rt, meta.get("namespace"), meta["name"])
         if meta.get("deletionTimestamp") and not meta.get("finalizers"):
-            self._remove(_resource(rt), key, Stored(obj, entries))
+            self._remove(_resource(rt), key, stored)
             self.collect_dependents(meta["uid"], "Background")
-            return Result(200, obj)
-        self.store.put(_resource(rt), key, Stored(obj, entries))
-        return Result(200, obj)
+        else:
+            self.store.put(_resource(rt), key, stored)
 
     # -- deletion and garbage collection ---------------------------------------------------
 
@@ -537,53 +477,59 @@ class Engine:
         name: str,
         propagation: str | None = None,
         dry_run: bool = False,
+        *,
+        preconditions: dict[str, Any] | None = None,
     ) -> Result:
-        """DELETE with ``propagationPolicy`` (Background by default) and finalizers."""
+        """DELETE with ``propagationPolicy`` (Background by default), finalizers and
+        ``preconditions`` (``uid``, ``resourceVersion``: a 409 unless the live object has them).
+        """
         if propagation not in (None, "Background", "Foreground", "Orphan"):
-            raise _errors.bad_request(
+            raise errors.bad_request(
                 f"Unsupported propagationPolicy {propagation!r}: "
                 "use Background, Foreground or Orphan"
             )
         policy = propagation or "Background"
         stored = self._stored(rt, namespace, name)
+        _check_delete_preconditions(rt, stored.obj["metadata"], preconditions or {})
         obj = copy_json(self.present(rt, stored.obj))
-        meta = obj["metadata"]
-        key = self._name(rt, namespace, name)
-        if meta.get("finalizers"):
-            if not meta.get("deletionTimestamp"):
-                meta["deletionTimestamp"] = now()
-                meta["deletionGracePeriodSeconds"] = 0
-                meta["generation"] = meta.get("generation", 1) + 1
-            if dry_run:
-                return Result(200, obj)
-            if policy != "Background":
-                self.collect_dependents(meta["uid"], policy)
-            meta["resourceVersion"] = str(self.store.next_rv())
-            self.store.put(_resource(rt), key, Stored(obj, stored.entries))
-            return Result(200, obj)
+        if obj["metadata"].get("finalizers"):
+            return self._mark_deleting(rt, stored, obj, policy, dry_run)
         if not dry_run:
-            if policy != "Background":
-                self.collect_dependents(meta["uid"], policy)
-            final = self._remove(_resource(rt), key, stored)
-            if rt.kind == "Namespace" and not rt.group:
-                self._empty_namespace(name)
-            if policy == "Background":
-                self.collect_dependents(meta["uid"], policy)
-            obj = self.present(rt, final)
+            obj = self.present(rt, self._remove_now(rt, stored, policy))
         if rt.return_deleted_object:
             return Result(200, obj)
-        details: dict[str, Any] = {"name": name}
-        if rt.group:
-            details["group"] = rt.group
-        details.update(kind=rt.plural, uid=meta["uid"])
-        status = {
-            "kind": "Status",
-            "apiVersion": "v1",
-            "metadata": {},
-            "status": "Success",
-            "details": details,
-        }
-        return Result(200, status)
+        return Result(200, _deleted_status(rt, name, obj["metadata"]["uid"]))
+
+    def _mark_deleting(
+        self, rt: ResourceType, stored: Stored, obj: dict[str, Any], policy: str, dry_run: bool
+    ) -> Result:
+        """An object with finalizers gets ``deletionTimestamp`` and stays until they are gone."""
+        meta = obj["metadata"]
+        if not meta.get("deletionTimestamp"):
+            meta["deletionTimestamp"] = now()
+            meta["deletionGracePeriodSeconds"] = 0
+            meta["generation"] = meta.get("generation", 1) + 1
+        if dry_run:
+            return Result(200, obj)
+        if policy != "Background":
+            self.collect_dependents(meta["uid"], policy)
+        meta["resourceVersion"] = str(self.store.next_rv())
+        key = self._name(rt, meta.get("namespace"), meta["name"])
+        self.store.put(_resource(rt), key, Stored(obj, stored.entries))
+        return Result(200, obj)
+
+    def _remove_now(self, rt: ResourceType, stored: Stored, policy: str) -> dict[str, Any]:
+        """Remove the object and handle its dependents as ``policy`` says; the final object."""
+        meta = stored.obj["metadata"]
+        if policy != "Background":
+            self.collect_dependents(meta["uid"], policy)
+        key = self._name(rt, meta.get("namespace"), meta["name"])
+        final = self._remove(_resource(rt), key, stored)
+        if rt.kind == "Namespace" and not rt.group:
+            self._empty_namespace(meta["name"])
+        if policy == "Background":
+            self.collect_dependents(meta["uid"], policy)
+        return final
 
     def _remove(self, resource: GroupResource, key: Name, stored: Stored) -> dict[str, Any]:
         final: dict[str, Any] = copy_json(stored.obj)
@@ -635,17 +581,154 @@ class Engine:
             meta["ownerReferences"] = remaining
         else:
             meta.pop("ownerReferences", None)
-        entries = _managed.record_update(
+        entries = managed.record_update(
             stored.entries,
             ("garbage-collector", "Update", ""),
             obj["apiVersion"],
-            _managed.tracked_view(stored.obj, "main"),
-            _managed.tracked_view(obj, "main"),
+            managed.tracked_view(stored.obj, "main"),
+            managed.tracked_view(obj, "main"),
             now(),
         )
-        meta["managedFields"] = _managed.render(entries)
+        meta["managedFields"] = managed.render(entries)
         meta["resourceVersion"] = str(self.store.next_rv())
         self.store.put(resource, (meta.get("namespace", ""), meta["name"]), Stored(obj, entries))
+
+
+def _assign_name(rt: ResourceType, meta: dict[str, Any]) -> str:
+    """``metadata.name``, generated from ``generateName`` when empty (422 without either)."""
+    if not meta.get("name"):
+        if not meta.get("generateName"):
+            cause = {
+                "reason": "FieldValueRequired",
+                "message": "Required value: name or generateName is required",
+                "field": "metadata.name",
+            }
+            raise errors.invalid(rt.kind, rt.group, "", [cause])
+        meta["name"] = meta["generateName"] + "".join(random.choices(_NAME_CHARS, k=5))
+    return str(meta["name"])
+
+
+def _fresh_metadata(meta: dict[str, Any]) -> str:
+    """Replace what a client may not set on create with a new uid and creationTimestamp."""
+    for key in managed.SERVER_METADATA - {"name", "namespace"}:
+        meta.pop(key, None)
+    meta["uid"] = str(uuid.uuid4())
+    meta["creationTimestamp"] = stamp = now()
+    return stamp
+
+
+def _new_object(rt: ResourceType, namespace: str | None, name: str, stamp: str) -> dict[str, Any]:
+    """The empty live object an apply to a missing name starts from."""
+    live: dict[str, Any] = {
+        "apiVersion": rt.api_version,
+        "kind": rt.kind,
+        "metadata": {"name": name, "uid": str(uuid.uuid4()), "creationTimestamp": stamp},
+    }
+    if rt.namespaced:
+        live["metadata"]["namespace"] = namespace
+    return live
+
+
+def _check_resource_version(rt: ResourceType, given: Any, live: dict[str, Any]) -> None:
+    """A write naming a resourceVersion other than the live one is a 409."""
+    if given and given != live["metadata"]["resourceVersion"]:
+        raise errors.modified(rt, live["metadata"]["name"])
+
+
+def _check_preconditions(
+    rt: ResourceType, name: str, rv: Any, uid: Any, live_meta: dict[str, Any] | None
+) -> None:
+    """``resourceVersion`` and ``uid`` preconditions against the live object's metadata."""
+    if live_meta is not None and rv and rv != live_meta["resourceVersion"]:
+        raise errors.modified(rt, name)
+    live_uid = live_meta["uid"] if live_meta is not None else ""
+    if uid and uid != live_uid:
+        raise errors.uid_mismatch(uid, live_uid)
+
+
+def _check_delete_preconditions(
+    rt: ResourceType, live: dict[str, Any], preconditions: dict[str, Any]
+) -> None:
+    """DeleteOptions ``preconditions``: the uid, then the resourceVersion, must match."""
+    for key, label in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
+        given = preconditions.get(key)
+        if given is not None and given != live.get(key, ""):
+            text = f"{label} in precondition: {given}, {label} in object meta: {live.get(key, '')}"
+            namespace = live.get("namespace", "") if rt.namespaced else ""
+            raise errors.precondition_failed(rt, namespace, live["name"], text)
+
+
+def _apply_configuration(rt: ResourceType, config: Any) -> dict[str, Any]:
+    """An apply body checked as the API server checks it before merging (400s)."""
+    if not isinstance(config, dict):
+        raise errors.bad_request("an apply patch must be a YAML or JSON object")
+    _check_go_types(rt, config)
+    meta = config["metadata"]
+    if meta.get("managedFields") is not None:
+        raise errors.bad_request("metadata.managedFields must be nil")
+    if config.get("apiVersion") != rt.api_version:
+        raise errors.bad_request(
+            "Incorrect version specified in apply patch. "
+            f"Specified patch version: {config.get('apiVersion', '')}, "
+            f"expected: {rt.api_version}"
+        )
+    if config.get("kind") != rt.kind:
+        raise errors.bad_request(
+            "Incorrect kind specified in apply patch. "
+            f"Specified patch kind: {config.get('kind', '')}, expected: {rt.kind}"
+        )
+    return config
+
+
+def _with_status_of(rt: ResourceType, old: dict[str, Any], obj: dict[str, Any]) -> dict[str, Any]:
+    """A status write: the live object with only ``status`` taken from ``obj``."""
+    new: dict[str, Any] = copy_json(old)
+    new["apiVersion"] = rt.api_version
+    if "status" in obj:
+        new["status"] = obj["status"]
+    else:
+        new.pop("status", None)
+    return new
+
+
+def _keeping_server_fields(
+    rt: ResourceType, obj: dict[str, Any], old: dict[str, Any]
+) -> dict[str, Any]:
+    """A main-resource write: ``obj`` with the server's metadata (and status) of ``old``."""
+    for key in managed.SERVER_METADATA - {"managedFields", "resourceVersion"}:
+        if key in old["metadata"]:
+            obj["metadata"][key] = old["metadata"][key]
+        else:
+            obj["metadata"].pop(key, None)
+    if rt.status:
+        if "status" in old:
+            obj["status"] = copy_json(old["status"])
+        else:
+            obj.pop("status", None)
+    return obj
+
+
+def _generation(obj: dict[str, Any], old: dict[str, Any] | None) -> int:
+    """1 on create; +1 when anything outside metadata and status changes."""
+    if old is None:
+        return 1
+    generation = int(old["metadata"].get("generation", 1))
+    return generation + 1 if _spec(obj) != _spec(old) else generation
+
+
+def _deleted_status(rt: ResourceType, name: str, uid: str) -> dict[str, Any]:
+    """The ``Status`` of ``Success`` a delete answers for kinds that do not return the object."""
+    details: dict[str, Any] = {"name": name}
+    if rt.group:
+        details["group"] = rt.group
+    details.update(kind=rt.plural, uid=uid)
+    return {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Success",
+        "details": details,
+    }
 
 
 def _without_managed_fields(obj: dict[str, Any]) -> dict[str, Any]:
@@ -653,22 +736,45 @@ def _without_managed_fields(obj: dict[str, Any]) -> dict[str, Any]:
     return {**obj, "metadata": meta}
 
 
-def _same_ownership(a: _managed.Entries, b: _managed.Entries) -> bool:
+def _same_ownership(a: managed.Entries, b: managed.Entries) -> bool:
     return a.keys() == b.keys() and all(
         a[k].fields == b[k].fields and a[k].api_version == b[k].api_version for k in a
     )
 
 
+def _check_go_types(rt: ResourceType, obj: dict[str, Any]) -> None:
+    """400 unless ``obj``'s TypeMeta and ObjectMeta decode into their Go types."""
+    try:
+        object_types.check_type_meta(obj)
+    except object_types.TypeMismatch as exc:
+        raise errors.bad_request(
+            f"the object provided is unrecognized (must be of type {rt.kind}): {exc} "
+            f"({decoding.summarize(obj)})"
+        ) from None
+    try:
+        object_types.check_object_meta(obj, rt.kind)
+    except object_types.TypeMismatch as exc:
+        version = str(obj.get("apiVersion") or rt.api_version).rpartition("/")[2]
+        raise errors.bad_request(
+            f"{obj.get('kind') or rt.kind} in version {json.dumps(version)} cannot be handled "
+            f"as a {rt.kind}: {exc}"
+        ) from None
+
+
+def decode_object(rt: ResourceType, body: bytes | str | Any) -> Any:
+    """The body of a create or update; 400 ``BadRequest`` as the API server words it."""
+    try:
+        return decoding.decode(body, yaml_ok=True)
+    except decoding.DecodeError as exc:
+        raise errors.bad_request(
+            f"the object provided is unrecognized (must be of type {rt.kind}): "
+            f"couldn't get version/kind; json parse error: {exc} ({decoding.summarize(body)})"
+        ) from None
+
+
 def decode_body(body: bytes | str | Any, *, yaml_ok: bool) -> Any:
-    """A request body as JSON (or, when ``yaml_ok``, YAML); 400 if it is neither."""
-    if not isinstance(body, bytes | str):
-        return copy_json(body)
+    """A patch body as JSON (or, when ``yaml_ok``, YAML); 400 if it is neither."""
     try:
-        return json.loads(body)
-    except ValueError as exc:
-        if not yaml_ok:
-            raise _errors.bad_request(f"error decoding the request body as JSON: {exc}") from None
-    try:
-        return yaml.safe_load(body)
-    except yaml.YAMLError as exc:
-        raise _errors.bad_request(f"error decoding YAML: {exc}") from None
+        return decoding.decode(body, yaml_ok=yaml_ok)
+    except decoding.DecodeError as exc:
+        raise errors.bad_request(f"error decoding patch: {exc}") from None

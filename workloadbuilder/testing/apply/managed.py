@@ -6,8 +6,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from workloadbuilder.testing import _errors
-from workloadbuilder.testing._fieldset import (
+from workloadbuilder.testing.apply.fieldset import (
     MISSING,
     Path,
     decode,
@@ -17,7 +16,8 @@ from workloadbuilder.testing._fieldset import (
     format_path,
     get_at,
 )
-from workloadbuilder.testing._merge import strategic_merge
+from workloadbuilder.testing.apply.merge import strategic_merge
+from workloadbuilder.testing.common import errors
 
 # Metadata the server owns; never part of a field set.
 SERVER_METADATA = frozenset(
@@ -226,7 +226,7 @@ def apply(
     return merged, _set_entry(result, key, applied_paths, api_version, now)
 
 
-def _conflict_error(conflicts: list[tuple[Path, Entry]]) -> _errors.APIStatusError:
+def _conflict_error(conflicts: list[tuple[Path, Entry]]) -> errors.APIStatusError:
     causes = [
         {
             "reason": "FieldManagerConflict",
@@ -249,4 +249,4 @@ def _conflict_error(conflicts: list[tuple[Path, Entry]]) -> _errors.APIStatusErr
             lines.append(f"conflicts with {owner_text}:")
             lines += [f"- {p}" for p in by_owner[owner_text]]
         message = f"Apply failed with {len(conflicts)} conflicts: " + "\n".join(lines)
-    return _errors.conflict(message, causes)
+    return errors.conflict(message, causes)

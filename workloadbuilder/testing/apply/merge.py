@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workloadbuilder.testing._fieldset import LIST_MAP_KEYS
+from workloadbuilder.testing.apply.fieldset import LIST_MAP_KEYS
 
 
 def copy_json(value: Any) -> Any:
@@ -138,7 +138,7 @@ def _pointer(text: Any) -> list[str]:
 def _index(container: list[Any], token: str, *, append: bool) -> int:
     if append and token == "-":
         return len(container)
-    if not token.isdigit():
+    if not (token.isascii() and token.isdigit()):
         raise JSONPatchError(f"invalid array index {token!r}")
     index = int(token)
     if index > len(container) or (not append and index == len(container)):

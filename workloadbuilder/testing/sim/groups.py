@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ._sim_model import PodInfo
+from .model import PodInfo
 
 POD_GROUP: Final = "PodGroup"
 COMPOSITE: Final = "CompositePodGroup"

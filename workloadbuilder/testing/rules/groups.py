@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ._rules_common import (
+from .common import (
     MAX_CLAIMS,
     Errs,
     Obj,
@@ -18,7 +18,7 @@ from ._rules_common import (
     mapping,
     short_name,
 )
-from ._rules_errors import (
+from .errors import (
     child,
     duplicate,
     forbidden,
@@ -29,7 +29,7 @@ from ._rules_errors import (
     too_long,
     too_many,
 )
-from ._rules_formats import condition_reason
+from .formats import condition_reason
 
 _REF = "spec.workloadRef"
 _PARENT = "parentCompositePodGroupName"

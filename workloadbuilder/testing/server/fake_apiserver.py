@@ -12,11 +12,16 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from workloadbuilder.testing._errors import APIStatusError
-from workloadbuilder.testing._faults import Fault, Faults, RecordedRequest
-from workloadbuilder.testing._http import HTTPHandler
-from workloadbuilder.testing._merge import copy_json
-from workloadbuilder.testing._operations import (
+from workloadbuilder.testing.apply.merge import copy_json
+from workloadbuilder.testing.common.errors import APIStatusError
+from workloadbuilder.testing.common.resources import (
+    DEFAULT_RESOURCES,
+    FEATURE_GATES,
+    Registry,
+    ResourceType,
+    resolve_gates,
+)
+from workloadbuilder.testing.engine.operations import (
     APPLY,
     JSON_PATCH,
     MERGE,
@@ -25,15 +30,10 @@ from workloadbuilder.testing._operations import (
     Result,
     WriteOptions,
 )
-from workloadbuilder.testing._resources import (
-    DEFAULT_RESOURCES,
-    FEATURE_GATES,
-    Registry,
-    ResourceType,
-    resolve_gates,
-)
-from workloadbuilder.testing._schema import FieldChecker, model_unknown_fields
-from workloadbuilder.testing._store import Store
+from workloadbuilder.testing.engine.unknown_fields import FieldChecker, model_unknown_fields
+from workloadbuilder.testing.server.faults import Fault, Faults, RecordedRequest
+from workloadbuilder.testing.server.handler import HTTPHandler
+from workloadbuilder.testing.store.store import Store
 
 if TYPE_CHECKING:
     from kubernetes_asyncio.client import ApiClient

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workloadbuilder.testing._resources import ResourceType
+from workloadbuilder.testing.common.resources import ResourceType
 
 
 class APIStatusError(Exception):
@@ -90,6 +90,21 @@ def uid_mismatch(given: str, live: str) -> APIStatusError:
         "Conflict",
         f"Precondition failed: UID in precondition: {given}, UID in object meta: {live}",
     )
+
+
+def precondition_failed(rt: ResourceType, namespace: str, name: str, text: str) -> APIStatusError:
+    """409 for a DeleteOptions precondition that does not hold, worded by the storage layer."""
+    key = "/".join(p for p in ("/registry", rt.plural, namespace, name) if p)
+    message = (
+        f'Operation cannot be fulfilled on {rt.qualified} "{name}": StorageError: invalid object, '
+        f"Code: 4, Key: {key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: {text}"
+    )
+    return _error(409, "Conflict", message, _object_details(rt, name))
+
+
+def too_large(limit: int) -> APIStatusError:
+    """413 for a request body over the API server's limit."""
+    return _error(413, "RequestEntityTooLarge", f"Request entity too large: limit is {limit}")
 
 
 def conflict(message: str, causes: list[dict[str, str]]) -> APIStatusError:

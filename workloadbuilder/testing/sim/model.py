@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from ._sim_quantity import parse_quantity
+from .quantity import parse_quantity
 
 Resources = dict[str, Fraction]
 HOSTNAME_LABEL = "kubernetes.io/hostname"

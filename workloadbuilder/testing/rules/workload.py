@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._rules_common import (
+from .common import (
     MAX_DEPTH,
     MAX_TEMPLATES,
     Errs,
@@ -23,7 +23,7 @@ from ._rules_common import (
     short_name,
     union,
 )
-from ._rules_errors import child, duplicate, forbidden, index, invalid
+from .errors import child, duplicate, forbidden, index, invalid
 
 _PGTS = "podGroupTemplates"
 _CPGTS = "compositePodGroupTemplates"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from ._rules_errors import (
+from .errors import (
     FieldErr,
     child,
     duplicate,
@@ -16,7 +16,7 @@ from ._rules_errors import (
     required,
     too_many,
 )
-from ._rules_formats import dns_label, dns_subdomain, path_segment_name, qualified_name
+from .formats import dns_label, dns_subdomain, path_segment_name, qualified_name
 
 Obj = dict[str, Any]
 Errs = list[FieldErr]

@@ -4,7 +4,7 @@ It talks to a test API server (``server.url``) over plain HTTP, like any other c
 lists pods, PodGroups and CompositePodGroups, binds pods with a merge patch of
 ``spec.nodeName`` (and, standing in for the kubelet, marks them ``Running``), and writes
 ``...InitiallyScheduled`` conditions through ``/status``. The placement itself is
-:func:`workloadbuilder.testing._sim_place.plan`, a pure function whose module docstring
+:func:`workloadbuilder.testing.sim.place.plan`, a pure function whose module docstring
 states the rules.
 
 Condition reasons: ``Scheduled`` (True; the API names no reason for success),
@@ -24,9 +24,9 @@ from typing import Any, Protocol
 
 import aiohttp
 
-from ._sim_groups import COMPOSITE, POD_GROUP
-from ._sim_model import SimNode
-from ._sim_place import ConditionChange, plan
+from .groups import COMPOSITE, POD_GROUP
+from .model import SimNode
+from .place import ConditionChange, plan
 
 __all__ = ["GangSimulator", "SimNode", "StepResult"]
 

@@ -22,8 +22,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._sim_groups import COMPOSITE, CONDITION_TYPES, Group, build_forest
-from ._sim_model import Cluster, PodInfo, SimNode, is_active
+from .groups import COMPOSITE, CONDITION_TYPES, Group, build_forest
+from .model import Cluster, PodInfo, SimNode, is_active
 
 SCHEDULED = "Scheduled"
 UNSCHEDULABLE = "Unschedulable"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._rules_common import (
+from .common import (
     MAX_CLAIMS,
     Errs,
     Obj,
@@ -19,7 +19,7 @@ from ._rules_common import (
     topology,
     union,
 )
-from ._rules_errors import child, forbidden
+from .errors import child, forbidden
 
 _GROUP_PATH = "spec.schedulingGroup"
 _SCHED_PATH = "spec.scheduling"

@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from ._rules_common import IMMUTABLE, Errs, Obj, mapping, short_name
-from ._rules_core import validate_job, validate_pod
-from ._rules_errors import invalid, required
-from ._rules_formats import dns_subdomain
-from ._rules_groups import validate_composite_pod_group, validate_group_update, validate_pod_group
-from ._rules_workload import validate_workload, validate_workload_update
+from .common import IMMUTABLE, Errs, Obj, mapping, short_name
+from .core import validate_job, validate_pod
+from .errors import invalid, required
+from .formats import dns_subdomain
+from .groups import validate_composite_pod_group, validate_group_update, validate_pod_group
+from .workload import validate_workload, validate_workload_update
 
 __all__ = ["apply_defaults", "has_status_subresource", "validate_object"]
 

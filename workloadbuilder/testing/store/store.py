@@ -8,8 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from workloadbuilder.testing import _errors
-from workloadbuilder.testing._managed import Entries
+from workloadbuilder.testing.apply.managed import Entries
+from workloadbuilder.testing.common import errors
 
 GroupResource = tuple[str, str]  # (group, plural): storage is shared by every version
 Name = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped objects
@@ -123,7 +123,7 @@ class Store:
         backlog: list[Event] = []
         if since is not None:
             if since < self._compacted:
-                raise _errors.expired(since, self._compacted + 1)
+                raise errors.expired(since, self._compacted + 1)
             views = (watcher.view(e) for e in self._events if e.rv > since)
             backlog = [e for e in views if e is not None]
         self._watchers.add(watcher)

@@ -6,6 +6,7 @@ import asyncio
 import base64
 import json
 import logging
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,18 +15,26 @@ from typing import Any
 from aiohttp import web
 from multidict import CIMultiDict, MultiMapping
 
-from workloadbuilder.testing import _errors
-from workloadbuilder.testing._faults import Fault, Faults, RecordedRequest
-from workloadbuilder.testing._operations import Engine, Result, WriteOptions, decode_body
-from workloadbuilder.testing._resources import Registry, ResourceType
-from workloadbuilder.testing._selectors import field_selector, label_selector
-from workloadbuilder.testing._store import Event, Watcher
+from workloadbuilder.testing.common import errors
+from workloadbuilder.testing.common.resources import Registry, ResourceType
+from workloadbuilder.testing.engine import decoding, object_types
+from workloadbuilder.testing.engine.operations import Engine, Result, WriteOptions
+from workloadbuilder.testing.rules.errors import go_quote, invalid, not_supported
+from workloadbuilder.testing.server.faults import Fault, Faults, RecordedRequest
+from workloadbuilder.testing.store.selectors import field_selector, label_selector
+from workloadbuilder.testing.store.store import Event, Watcher
 
 _log = logging.getLogger(__name__)
 _JSON = {"Content-Type": "application/json"}
 _LIVENESS = 1.0  # seconds between checks that a watching client is still connected
 _TRUE = frozenset({"1", "t", "T", "true", "TRUE", "True"})
 _FALSE = frozenset({"0", "f", "F", "false", "FALSE", "False"})
+MAX_REQUEST_BODY = 3 * 1024 * 1024
+"""The API server's request body limit (``--max-request-body-bytes`` defaults to 3 MiB)."""
+_DRAIN_LIMIT = 64 * 1024 * 1024
+_GO_INT = re.compile(r"^[+-]?[0-9]+$")
+_GO_UINT = re.compile(r"^[0-9]+$")
+_PROPAGATION = ["Foreground", "Background", "Orphan", "nil"]
 VERSION_INFO = {
     "major": "1",
     "minor": "37",
@@ -56,7 +65,7 @@ def _json(code: int, body: Any, warnings: list[str] | None = None) -> web.Respon
     return web.Response(status=code, body=json.dumps(body).encode(), headers=headers)
 
 
-def _error(exc: _errors.APIStatusError) -> web.Response:
+def _error(exc: errors.APIStatusError) -> web.Response:
     return _json(exc.code, exc.status)
 
 
@@ -68,16 +77,58 @@ def _bool(query: MultiMapping[str], name: str) -> bool:
         return True
     if value in _FALSE:
         return False
-    raise _errors.bad_request(f"invalid boolean value {value!r} for {name}: use true or false")
+    raise errors.bad_request(f"invalid boolean value {value!r} for {name}: use true or false")
 
 
 def _dry_run(values: list[str]) -> bool:
     for value in values:
         if value != "All":
-            raise _errors.bad_request(
+            raise errors.bad_request(
                 f'Invalid dryRun value "{value}": the only supported value is "All"'
             )
     return bool(values)
+
+
+def _int_param(query: MultiMapping[str], name: str) -> int | None:
+    """An integer query parameter parsed as Go's ``strconv.ParseInt`` (ASCII digits only)."""
+    text = query.get(name)
+    if text is None:
+        return None
+    if not _GO_INT.match(text):
+        raise errors.bad_request(f"strconv.ParseInt: parsing {go_quote(text)}: invalid syntax")
+    value = int(text)
+    if not -(2**63) <= value < 2**63:
+        raise errors.bad_request(f"strconv.ParseInt: parsing {go_quote(text)}: value out of range")
+    return value
+
+
+def _resource_version(rt: ResourceType, text: str) -> int | None:
+    """A watch's ``resourceVersion``: ``None`` for none or 0, else an unsigned integer (422)."""
+    if text in ("", "0"):
+        return None
+    if not _GO_UINT.match(text) or int(text) >= 2**64:
+        problem = "invalid syntax" if not _GO_UINT.match(text) else "value out of range"
+        detail = f"strconv.ParseUint: parsing {go_quote(text)}: {problem}"
+        cause = invalid("resourceVersion", text, detail).to_cause()
+        raise errors.invalid(rt.plural, rt.group, "", [cause])
+    return int(text)
+
+
+async def _read_body(request: web.BaseRequest) -> bytes:
+    """The body, or 413 past :data:`MAX_REQUEST_BODY` (the rest is read and dropped)."""
+    data = bytearray()
+    too_large = (request.content_length or 0) > MAX_REQUEST_BODY
+    seen = 0
+    while chunk := await request.content.read(65536):
+        seen += len(chunk)
+        if not too_large:
+            data += chunk
+            too_large = len(data) > MAX_REQUEST_BODY
+        if seen > _DRAIN_LIMIT:
+            break
+    if too_large:
+        raise errors.too_large(MAX_REQUEST_BODY)
+    return bytes(data)
 
 
 class HTTPHandler:
@@ -99,7 +150,11 @@ class HTTPHandler:
         self.bookmark_interval = bookmark_interval
 
     async def __call__(self, request: web.BaseRequest) -> web.StreamResponse:
-        body = await request.read()
+        early: errors.APIStatusError | None = None
+        try:
+            body = await _read_body(request)
+        except errors.APIStatusError as exc:
+            body, early = b"", exc
         self.requests.append(
             RecordedRequest(
                 method=request.method,
@@ -110,6 +165,8 @@ class HTTPHandler:
                 user_agent=request.headers.get("User-Agent", ""),
             )
         )
+        if early is not None:
+            return _error(early)
         fault = self.faults.take(request.method, request.path)
         try:
             if fault is not None:
@@ -117,11 +174,11 @@ class HTTPHandler:
                 if response is not None:
                     return response
             return await self._serve(request, body)
-        except _errors.APIStatusError as exc:
+        except errors.APIStatusError as exc:
             return _error(exc)
         except Exception as exc:  # a bug in the server: log it, answer as the API server would
             _log.exception("FakeAPIServer failed on %s %s", request.method, request.path)
-            return _error(_errors.internal(f"{type(exc).__name__}: {exc}"))
+            return _error(errors.internal(f"{type(exc).__name__}: {exc}"))
 
     async def _fault(self, fault: Fault, request: web.BaseRequest) -> web.StreamResponse | None:
         if fault.kind == "delay":
@@ -134,9 +191,9 @@ class HTTPHandler:
         if fault.kind == "conflict":
             target = self._target(request.path)
             if isinstance(target, Target) and target.name:
-                raise _errors.modified(target.rt, target.name)
-            raise _errors.APIStatusError(
-                _errors.status_body(409, "Conflict", fault.message or "injected conflict")
+                raise errors.modified(target.rt, target.name)
+            raise errors.APIStatusError(
+                errors.status_body(409, "Conflict", fault.message or "injected conflict")
             )
         if fault.status == 429:
             return web.Response(
@@ -149,14 +206,14 @@ class HTTPHandler:
                 },
             )
         if fault.status == 500:
-            raise _errors.internal(fault.message or "injected fault")
+            raise errors.internal(fault.message or "injected fault")
         if fault.status == 503:
-            raise _errors.unavailable(
+            raise errors.unavailable(
                 fault.message or "the server is currently unable to handle the request"
             )
         reason = web.Response(status=fault.status).reason or "Failure"
-        raise _errors.APIStatusError(
-            _errors.status_body(
+        raise errors.APIStatusError(
+            errors.status_body(
                 fault.status, reason.replace(" ", ""), fault.message or "injected fault"
             )
         )
@@ -181,7 +238,7 @@ class HTTPHandler:
                 return self.registry.api_group(parts[1]) or _not_served()
             group, version, rest = parts[1], parts[2], parts[3:]
         else:
-            raise _errors.path_not_found()
+            raise errors.path_not_found()
         if not rest:
             return self.registry.resource_list(group, version) or _not_served()
         namespace = None
@@ -191,20 +248,20 @@ class HTTPHandler:
                 namespace, rest = rest[1], rest[2:]
         rt = self.registry.get(group, version, rest[0])
         if rt is None or len(rest) > 3:
-            raise _errors.path_not_found()
+            raise errors.path_not_found()
         name = rest[1] if len(rest) > 1 else None
         sub = rest[2] if len(rest) > 2 else ""
         if (sub and (sub != "status" or not rt.status)) or (
             rt.namespaced and name and namespace is None
         ):
-            raise _errors.path_not_found()
+            raise errors.path_not_found()
         return Target(rt, namespace, name, sub)
 
     async def _serve(self, request: web.BaseRequest, body: bytes) -> web.StreamResponse:
         target = self._target(request.path)
         if not isinstance(target, Target):
             if request.method != "GET":
-                raise _errors.method_not_allowed(request.method)
+                raise errors.method_not_allowed(request.method)
             return _json(200, target)
         query = request.query
         method = request.method
@@ -218,7 +275,8 @@ class HTTPHandler:
                     query.get("labelSelector"),
                     query.get("fieldSelector"),
                 )
-                return _json(200, _page(listing, query.get("limit"), query.get("continue")))
+                limit = _int_param(query, "limit")
+                return _json(200, _page(listing, limit, query.get("continue")))
             return _json(200, self.engine.get(target.rt, target.namespace, target.name))
         if method == "DELETE":
             if target.name is None:
@@ -226,11 +284,11 @@ class HTTPHandler:
             return _reply(self._delete(target, query, body))
         opts = self._options(request)
         if method == "POST" and target.name is None:
-            return _reply(self.engine.create(target.rt, target.namespace, _body(body), opts))
+            return _reply(self.engine.create(target.rt, target.namespace, body, opts))
         if method == "PUT" and target.name is not None:
             return _reply(
                 self.engine.replace(
-                    target.rt, target.namespace, target.name, _body(body), opts, target.subresource
+                    target.rt, target.namespace, target.name, body, opts, target.subresource
                 )
             )
         if method == "PATCH" and target.name is not None:
@@ -246,13 +304,13 @@ class HTTPHandler:
                     target.subresource,
                 )
             )
-        raise _errors.method_not_allowed(method)
+        raise errors.method_not_allowed(method)
 
     def _options(self, request: web.BaseRequest) -> WriteOptions:
         query = request.query
         validation = query.get("fieldValidation", "Warn") or "Warn"
         if validation not in ("Ignore", "Warn", "Strict"):
-            raise _errors.bad_request(
+            raise errors.bad_request(
                 f'invalid fieldValidation value "{validation}": use Ignore, Warn or Strict'
             )
         agent = request.headers.get("User-Agent", "")
@@ -265,16 +323,19 @@ class HTTPHandler:
         )
 
     def _delete(self, target: Target, query: MultiMapping[str], body: bytes) -> Result:
-        options = _body(body) if body.strip() else {}
-        if not isinstance(options, dict):
-            raise _errors.bad_request("the body of a DELETE must be DeleteOptions")
-        policy = query.get("propagationPolicy") or options.get("propagationPolicy")
-        orphan = query.get("orphanDependents") or options.get("orphanDependents")
-        if policy is None and orphan in (True, "true"):
+        options = _delete_options(query, body)
+        policy = options.get("propagationPolicy")
+        if policy is None and options.get("orphanDependents") is True:
             policy = "Orphan"
-        dry = _dry_run(query.getall("dryRun", []) or list(options.get("dryRun") or []))
         assert target.name is not None
-        return self.engine.delete(target.rt, target.namespace, target.name, policy, dry)
+        return self.engine.delete(
+            target.rt,
+            target.namespace,
+            target.name,
+            policy,
+            bool(options.get("dryRun")),
+            preconditions=options.get("preconditions"),
+        )
 
     def _delete_collection(
         self, target: Target, query: MultiMapping[str], body: bytes
@@ -299,19 +360,19 @@ class HTTPHandler:
                 field_selector(query.get("fieldSelector")),
             )
         except ValueError as exc:
-            raise _errors.bad_request(str(exc)) from None
-        rv_text = query.get("resourceVersion") or ""
-        if rv_text not in ("", "0") and not rv_text.isdigit():
-            raise _errors.bad_request(f'invalid resourceVersion "{rv_text}": must be a number')
-        timeout = float(query["timeoutSeconds"]) if query.get("timeoutSeconds") else None
+            raise errors.bad_request(str(exc)) from None
+        since = _resource_version(rt, query.get("resourceVersion") or "")
+        seconds = _int_param(query, "timeoutSeconds")
+        timeout = float(seconds) if seconds is not None and seconds > 0 else None
         bookmarks = _bool(query, "allowWatchBookmarks")
+        initial_end = bookmarks and _bool(query, "sendInitialEvents")
         watcher = Watcher(
             (rt.group, rt.plural), target.namespace, lambda o: labels(o) and fields(o)
         )
         initial: list[Event] = []
-        expired: _errors.APIStatusError | None = None
+        expired: errors.APIStatusError | None = None
         try:
-            if rv_text in ("", "0"):
+            if since is None:
                 listing = self.engine.listing(
                     rt, target.namespace, query.get("labelSelector"), query.get("fieldSelector")
                 )
@@ -321,8 +382,8 @@ class HTTPHandler:
                 ]
                 self.engine.store.subscribe(watcher, None)
             else:
-                initial = self.engine.store.subscribe(watcher, int(rv_text))
-        except _errors.APIStatusError as exc:
+                initial = self.engine.store.subscribe(watcher, since)
+        except errors.APIStatusError as exc:
             expired = exc
         response = web.StreamResponse(status=200, headers=_JSON)
         response.enable_chunked_encoding()
@@ -333,7 +394,7 @@ class HTTPHandler:
                 return response
             for event in initial:
                 await _send(response, event.type, self.engine.present(rt, event.obj))
-            if bookmarks and _bool(query, "sendInitialEvents"):
+            if initial_end:
                 await self._bookmark(response, rt, initial_end=True)
             await self._stream(request, response, watcher, rt, timeout, bookmarks)
         except (ConnectionResetError, asyncio.CancelledError):
@@ -387,7 +448,7 @@ async def _send(response: web.StreamResponse, kind: str, obj: dict[str, Any]) ->
     await response.write(json.dumps({"type": kind, "object": obj}).encode() + b"\n")
 
 
-def _page(listing: dict[str, Any], limit: str | None, token: str | None) -> dict[str, Any]:
+def _page(listing: dict[str, Any], limit: int | None, token: str | None) -> dict[str, Any]:
     """One chunk of a list (``limit``/``continue``); the token names the last item sent."""
     items: list[dict[str, Any]] = listing["items"]
     if token:
@@ -398,11 +459,11 @@ def _page(listing: dict[str, Any], limit: str | None, token: str | None) -> dict
         if not (
             isinstance(after, list) and len(after) == 2 and all(isinstance(a, str) for a in after)
         ):
-            raise _errors.bad_request(
+            raise errors.bad_request(
                 f"invalid continue token {token!r}: pass metadata.continue of the previous page"
             )
         items = [i for i in items if _key(i) > (after[0], after[1])]
-    size = int(limit) if limit and limit.isdigit() and int(limit) > 0 else len(items)
+    size = limit if limit is not None and limit > 0 else len(items)
     page, rest = items[:size], items[size:]
     meta = dict(listing["metadata"])
     if rest:
@@ -417,11 +478,46 @@ def _key(item: dict[str, Any]) -> tuple[str, str]:
 
 
 def _not_served() -> dict[str, Any]:
-    raise _errors.path_not_found()
+    raise errors.path_not_found()
 
 
-def _body(body: bytes) -> Any:
-    return decode_body(body, yaml_ok=True)
+def _delete_options(query: MultiMapping[str], body: bytes) -> dict[str, Any]:
+    """DeleteOptions from the body or, without one, the query; checked as the API server does."""
+    if body.strip():
+        try:
+            options = decoding.decode(body, yaml_ok=True)
+        except decoding.DecodeError as exc:
+            raise errors.bad_request(
+                f"couldn't get version/kind; json parse error: {exc}"
+            ) from None
+        if not isinstance(options, dict):
+            raise errors.bad_request("decoded object cannot be converted to DeleteOptions")
+        try:
+            object_types.check_struct(options, object_types.DELETE_OPTIONS, "DeleteOptions", "")
+        except object_types.TypeMismatch as exc:
+            raise errors.bad_request(str(exc)) from None
+    else:
+        options = {
+            key: query[key] for key in ("propagationPolicy", "orphanDependents") if key in query
+        }
+        if "orphanDependents" in options:
+            options["orphanDependents"] = _bool(query, "orphanDependents")
+        if "gracePeriodSeconds" in query:
+            options["gracePeriodSeconds"] = _int_param(query, "gracePeriodSeconds")
+        options["dryRun"] = query.getall("dryRun", [])
+    causes = []
+    policy = options.get("propagationPolicy")
+    if options.get("orphanDependents") is not None and policy is not None:
+        detail = "orphanDependents and deletionPropagation cannot be both set"
+        causes.append(invalid("propagationPolicy", policy, detail).to_cause())
+    if policy is not None and policy not in _PROPAGATION[:3]:
+        causes.append(not_supported("propagationPolicy", policy, _PROPAGATION).to_cause())
+    dry_run = options.get("dryRun") or []
+    if any(v != "All" for v in dry_run):
+        causes.append(not_supported("dryRun", dry_run, ["All"]).to_cause())
+    if causes:
+        raise errors.invalid("DeleteOptions", "meta.k8s.io", "", causes)
+    return options
 
 
 def _reply(result: Result) -> web.Response:

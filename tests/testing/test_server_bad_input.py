@@ -1,0 +1,500 @@
+"""Malformed requests get the API server's 400/409/413/422 answer as a JSON Status, never a 500.
+
+Expected messages come from upstream's sources (apiserver ``endpoints/handlers/rest.go``
+``transformDecodeError`` and ``limitedReadBody``, ``storage/interfaces.go`` preconditions,
+``storage/errors.go``, apimachinery's ``ValidateDeleteOptions`` and ``strconv`` parsing of
+query parameters, Go's ``encoding/json`` error texts) and ``real-apiserver-observed.md``.
+After every bad request the store still lists, selects and deletes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import aiohttp
+import pytest
+from server_helpers import APPLY, PG_PATH, Reply, bounded, call, pod_group
+
+from workloadbuilder.testing import FakeAPIServer
+
+POD_PATH = "/api/v1/namespaces/default/pods"
+
+
+def pod(name: str = "p", **meta: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, **meta},
+        "spec": {"containers": [{"name": "c", "image": "busybox"}]},
+    }
+
+
+def assert_status(reply: Reply, code: int, reason: str, message: str | None = None) -> None:
+    assert reply.status == code, reply.text
+    assert reply.headers["Content-Type"] == "application/json"
+    body = reply.json()
+    assert body["kind"] == "Status"
+    assert body["status"] == "Failure"
+    assert body["code"] == code
+    assert body["reason"] == reason
+    if message is not None:
+        assert body["message"] == message
+
+
+async def assert_store_healthy(server: FakeAPIServer) -> None:
+    """The namespace still lists, selects and deletes."""
+    for params in (None, {"labelSelector": "a=b"}, {"fieldSelector": "metadata.name=x"}):
+        reply = await call(server, "GET", POD_PATH, params=params)
+        assert reply.status == 200, reply.text
+    created = await call(server, "POST", POD_PATH, pod("canary", labels={"a": "b"}))
+    assert created.status == 201, created.text
+    assert (
+        len((await call(server, "GET", POD_PATH, params={"labelSelector": "a=b"})).json()["items"])
+        >= 1
+    )
+    assert (await call(server, "DELETE", f"{POD_PATH}/canary")).status == 200
+
+
+# -- wrong JSON types ---------------------------------------------------------------------
+
+WRONG_TYPES = [
+    (
+        {"apiVersion": 5, "kind": "Pod", "metadata": {"name": "p"}},
+        "the object provided is unrecognized (must be of type Pod): couldn't get version/kind; "
+        "json parse error: json: cannot unmarshal number into Go struct field .apiVersion of "
+        'type string ({"apiVersion": 5, "kind": "Pod ...)',
+    ),
+    (
+        pod(name=["x"]),
+        'Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal array into Go '
+        "struct field ObjectMeta.metadata.name of type string",
+    ),
+    (
+        {**pod(), "metadata": {"generateName": 5}},
+        'Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal number into Go '
+        "struct field ObjectMeta.metadata.generateName of type string",
+    ),
+    (
+        pod(labels="x"),
+        'Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal string into Go '
+        "struct field ObjectMeta.metadata.labels of type map[string]string",
+    ),
+    (
+        pod(labels={"a": 1}),
+        'Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal number into Go '
+        "struct field ObjectMeta.metadata.labels of type string",
+    ),
+    (
+        pod(ownerReferences=[1]),
+        'Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal number into Go '
+        "struct field ObjectMeta.metadata.ownerReferences of type v1.OwnerReference",
+    ),
+    (
+        pod(ownerReferences=[{"apiVersion": "v1", "kind": "Pod", "name": 5, "uid": "u"}]),
+        'Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal number into Go '
+        "struct field OwnerReference.metadata.ownerReferences.name of type string",
+    ),
+    (
+        pod(managedFields=[1]),
+        'Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal number into Go '
+        "struct field ObjectMeta.metadata.managedFields of type v1.ManagedFieldsEntry",
+    ),
+    (
+        pod(finalizers="x"),
+        'Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal string into Go '
+        "struct field ObjectMeta.metadata.finalizers of type []string",
+    ),
+    (
+        {**pod(), "metadata": 5},
+        'Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal number into Go '
+        "struct field Pod.metadata of type v1.ObjectMeta",
+    ),
+]
+
+
+@bounded(60)
+@pytest.mark.parametrize(("body", "message"), WRONG_TYPES)
+async def test_wrong_json_types_in_metadata_are_400_and_store_nothing(
+    fake_apiserver: FakeAPIServer, body: dict[str, Any], message: str
+) -> None:
+    reply = await call(fake_apiserver, "POST", POD_PATH, body)
+    assert_status(reply, 400, "BadRequest", message)
+    assert fake_apiserver.list_objects("", "v1", "pods", "default") == []
+    await assert_store_healthy(fake_apiserver)
+
+
+@bounded()
+async def test_wrong_types_are_refused_on_every_write_verb(fake_apiserver: FakeAPIServer) -> None:
+    assert (await call(fake_apiserver, "POST", POD_PATH, pod())).status == 201
+    put = await call(fake_apiserver, "PUT", f"{POD_PATH}/p", pod(labels="x"))
+    assert_status(put, 400, "BadRequest")
+    merge = await call(
+        fake_apiserver,
+        "PATCH",
+        f"{POD_PATH}/p",
+        {"metadata": {"labels": {"a": ["x"]}}},
+        content_type="application/merge-patch+json",
+    )
+    assert_status(merge, 400, "BadRequest")
+    json_patch = [{"op": "add", "path": "/metadata/finalizers", "value": [1]}]
+    patched = await call(
+        fake_apiserver,
+        "PATCH",
+        f"{POD_PATH}/p",
+        json_patch,
+        content_type="application/json-patch+json",
+    )
+    assert_status(patched, 400, "BadRequest")
+    applied = await call(
+        fake_apiserver,
+        "PATCH",
+        f"{PG_PATH}/pg",
+        {**pod_group(), "metadata": {"name": "pg", "ownerReferences": "x"}},
+        content_type=APPLY,
+        params={"fieldManager": "m"},
+    )
+    assert_status(applied, 400, "BadRequest")
+    stored = fake_apiserver.get_object("", "v1", "pods", "default", "p")
+    assert stored is not None and "labels" not in stored["metadata"]
+    await assert_store_healthy(fake_apiserver)
+
+
+@bounded()
+async def test_null_in_metadata_is_a_go_zero_value(fake_apiserver: FakeAPIServer) -> None:
+    reply = await call(fake_apiserver, "POST", POD_PATH, pod(labels={"a": None}, finalizers=None))
+    assert reply.status == 201, reply.text
+    assert reply.json()["metadata"]["labels"] == {"a": ""}
+    assert "finalizers" not in reply.json()["metadata"]
+
+
+# -- numbers ------------------------------------------------------------------------------
+
+
+def raw_pod(extra: str) -> bytes:
+    return (
+        '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},'
+        f'"spec":{{"containers":[{{"name":"c","image":"x"}}]{extra}}}}}'
+    ).encode()
+
+
+@bounded()
+@pytest.mark.parametrize(
+    ("extra", "detail"),
+    [
+        (',"x":NaN', "invalid character 'N' looking for beginning of value"),
+        (',"x":Infinity', "invalid character 'I' looking for beginning of value"),
+        (',"x":-Infinity', "invalid character 'I' in numeric literal"),
+    ],
+)
+async def test_nan_and_infinity_are_not_json(
+    fake_apiserver: FakeAPIServer, extra: str, detail: str
+) -> None:
+    body = raw_pod(extra)
+    reply = await call(fake_apiserver, "POST", POD_PATH, body)
+    summary = body[:30].decode() + " ..."
+    assert_status(
+        reply,
+        400,
+        "BadRequest",
+        "the object provided is unrecognized (must be of type Pod): couldn't get version/kind; "
+        f"json parse error: {detail} ({summary})",
+    )
+    await assert_store_healthy(fake_apiserver)
+
+
+@bounded()
+@pytest.mark.parametrize("number", ["9" * 5000, str(2**63), "1e400"])
+async def test_numbers_beyond_int64_or_float64_are_400(
+    fake_apiserver: FakeAPIServer, number: str
+) -> None:
+    reply = await call(
+        fake_apiserver, "POST", POD_PATH, raw_pod(f',"terminationGracePeriodSeconds":{number}')
+    )
+    assert_status(reply, 400, "BadRequest")
+    assert "cannot unmarshal number" in reply.json()["message"]
+    await assert_store_healthy(fake_apiserver)
+
+
+@bounded()
+@pytest.mark.parametrize("value", ["²", "١٢", "abc", "1.5", " 1"])
+async def test_limit_takes_ascii_digits_only(fake_apiserver: FakeAPIServer, value: str) -> None:
+    reply = await call(fake_apiserver, "GET", POD_PATH, params={"limit": value})
+    quoted = json.dumps(value, ensure_ascii=False)
+    assert_status(reply, 400, "BadRequest", f"strconv.ParseInt: parsing {quoted}: invalid syntax")
+
+
+@bounded()
+@pytest.mark.parametrize("value", ["abc", "nan", "²", "1e3"])
+async def test_watch_timeout_seconds_must_be_an_integer(
+    fake_apiserver: FakeAPIServer, value: str
+) -> None:
+    reply = await call(
+        fake_apiserver, "GET", POD_PATH, params={"watch": "1", "timeoutSeconds": value}
+    )
+    quoted = json.dumps(value, ensure_ascii=False)
+    assert_status(reply, 400, "BadRequest", f"strconv.ParseInt: parsing {quoted}: invalid syntax")
+    assert fake_apiserver.open_watches == 0
+
+
+@bounded()
+async def test_watch_resource_version_must_be_unsigned(fake_apiserver: FakeAPIServer) -> None:
+    reply = await call(
+        fake_apiserver, "GET", POD_PATH, params={"watch": "1", "resourceVersion": "²"}
+    )
+    # storage.APIObjectVersioner.ParseResourceVersion, interpreted by InterpretWatchError
+    assert_status(
+        reply,
+        422,
+        "Invalid",
+        'pods "" is invalid: resourceVersion: Invalid value: "²": '
+        'strconv.ParseUint: parsing "²": invalid syntax',
+    )
+
+
+@bounded()
+async def test_json_patch_index_must_be_ascii_digits(fake_apiserver: FakeAPIServer) -> None:
+    assert (await call(fake_apiserver, "POST", POD_PATH, pod())).status == 201
+    ops = [{"op": "remove", "path": "/spec/containers/²"}]
+    reply = await call(
+        fake_apiserver, "PATCH", f"{POD_PATH}/p", ops, content_type="application/json-patch+json"
+    )
+    assert_status(reply, 422, "Invalid")
+    stored = fake_apiserver.get_object("", "v1", "pods", "default", "p")
+    assert stored is not None and len(stored["spec"]["containers"]) == 1
+
+
+# -- nesting and expansion ----------------------------------------------------------------
+
+ALIAS_BOMB = b"\n".join(
+    [b'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    + [
+        f"{chr(98 + i)}: &{chr(98 + i)} [{','.join(['*' + chr(97 + i)] * 9)}]".encode()
+        for i in range(8)
+    ]
+)
+
+
+@bounded()
+@pytest.mark.parametrize(
+    ("body", "detail"),
+    [
+        (b"[" * 10_000 + b"]" * 10_000, "exceeded max depth"),
+        (b'{"a":' * 200 + b"1" + b"}" * 200, "exceeded max depth"),
+        (b"a: &a [*a]\n", "yaml: anchor value contains itself"),
+        (ALIAS_BOMB, "yaml: document contains excessive aliasing"),
+    ],
+)
+async def test_deep_nesting_and_alias_expansion_are_400(
+    fake_apiserver: FakeAPIServer, body: bytes, detail: str
+) -> None:
+    assert len(body) < 30_000
+    reply = await call(fake_apiserver, "POST", POD_PATH, body, content_type="application/yaml")
+    assert_status(reply, 400, "BadRequest")
+    assert detail in reply.json()["message"]
+    await assert_store_healthy(fake_apiserver)
+
+
+YAML_POD = (
+    "apiVersion: v1\nkind: Pod\nmetadata: {{name: p, {meta}}}\n"
+    "spec: {{containers: [{{name: c, image: x}}]}}\n"
+)
+
+
+@bounded()
+@pytest.mark.parametrize(
+    "meta",
+    [
+        "labels: {a: !!binary aGVsbG8=}",
+        "labels: !!set {a, b}",
+        "annotations: {a: !custom x}",
+        "labels: !!omap [{a: b}]",
+        "annotations: {a: .nan}",
+        "labels: {? [a, b] : c}",
+        "labels: {null: a}",
+    ],
+)
+async def test_yaml_outside_json_is_400(fake_apiserver: FakeAPIServer, meta: str) -> None:
+    body = YAML_POD.format(meta=meta).encode()
+    reply = await call(fake_apiserver, "POST", POD_PATH, body, content_type="application/yaml")
+    assert_status(reply, 400, "BadRequest")
+    assert fake_apiserver.list_objects("", "v1", "pods", "default") == []
+    await assert_store_healthy(fake_apiserver)
+
+
+@bounded()
+async def test_yaml_scalar_keys_and_dates_become_strings(fake_apiserver: FakeAPIServer) -> None:
+    # sigs.k8s.io/yaml converts int, bool and float keys to strings; go-yaml keeps dates as text
+    meta = "labels: {7: a, true: b, 1.5: c}, annotations: {d: 2020-01-01}"
+    body = YAML_POD.format(meta=meta).encode()
+    reply = await call(fake_apiserver, "POST", POD_PATH, body, content_type="application/yaml")
+    assert reply.status == 201, reply.text
+    stored = reply.json()["metadata"]
+    assert stored["labels"] == {"7": "a", "true": "b", "1.5": "c"}
+    assert stored["annotations"] == {"d": "2020-01-01"}
+
+
+# -- watch parameters before the 200 ------------------------------------------------------
+
+
+@bounded()
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"allowWatchBookmarks": "true", "sendInitialEvents": "maybe"},
+        {"timeoutSeconds": "x"},
+        {"resourceVersion": "-1"},
+        {"labelSelector": "a in (b"},
+        {"allowWatchBookmarks": "sure"},
+    ],
+)
+async def test_watch_parameters_are_checked_before_the_response_starts(
+    fake_apiserver: FakeAPIServer, params: dict[str, str]
+) -> None:
+    async with (
+        aiohttp.ClientSession() as session,
+        session.get(fake_apiserver.url + POD_PATH, params={"watch": "1", **params}) as resp,
+    ):
+        text = await asyncio.wait_for(resp.text(), 5)
+        assert resp.status in (400, 422)
+        assert resp.headers["Content-Type"] == "application/json"
+    body = json.loads(text)  # one JSON Status, not a stream with a second response inside
+    assert body["kind"] == "Status"
+    assert body["code"] == resp.status
+    assert fake_apiserver.open_watches == 0
+
+
+# -- timestamps ---------------------------------------------------------------------------
+
+
+@bounded()
+async def test_out_of_range_timestamps_are_400(fake_apiserver: FakeAPIServer) -> None:
+    stamp = "9999-12-31T23:59:59-01:00"  # year 10000 in UTC: not writable as RFC 3339
+    created = await call(fake_apiserver, "POST", POD_PATH, pod(creationTimestamp=stamp))
+    assert_status(
+        created,
+        400,
+        "BadRequest",
+        'Pod in version "v1" cannot be handled as a Pod: '
+        f'parsing time "{stamp}": year outside of range [1,9999] in UTC',
+    )
+    garbled = await call(fake_apiserver, "POST", POD_PATH, pod(deletionTimestamp="yesterday"))
+    assert_status(garbled, 400, "BadRequest")
+    managed = [{"manager": "m", "operation": "Update", "time": stamp}]
+    assert (await call(fake_apiserver, "POST", POD_PATH, pod())).status == 201
+    live = (await call(fake_apiserver, "GET", f"{POD_PATH}/p")).json()
+    live["metadata"]["managedFields"] = managed
+    assert_status(await call(fake_apiserver, "PUT", f"{POD_PATH}/p", live), 400, "BadRequest")
+    await assert_store_healthy(fake_apiserver)
+
+
+# -- body size ----------------------------------------------------------------------------
+
+
+@bounded(60)
+async def test_a_body_over_3_mib_is_a_413_status(fake_apiserver: FakeAPIServer) -> None:
+    big = pod(annotations={"a": "x" * (3 * 1024 * 1024)})
+    reply = await call(fake_apiserver, "POST", POD_PATH, big)
+    assert_status(reply, 413, "RequestEntityTooLarge", "Request entity too large: limit is 3145728")
+    just_under = b" " * (3 * 1024 * 1024 - len(json.dumps(pod()))) + json.dumps(pod()).encode()
+    assert (await call(fake_apiserver, "POST", POD_PATH, just_under)).status == 201
+    await assert_store_healthy(fake_apiserver)
+
+
+# -- DeleteOptions ------------------------------------------------------------------------
+
+
+@bounded()
+@pytest.mark.parametrize(
+    ("options", "code", "message"),
+    [
+        (
+            {"dryRun": 5},
+            400,
+            "json: cannot unmarshal number into Go struct field DeleteOptions.dryRun of type "
+            "[]string",
+        ),
+        (
+            {"propagationPolicy": 1},
+            400,
+            "json: cannot unmarshal number into Go struct field "
+            "DeleteOptions.propagationPolicy of type string",
+        ),
+        (
+            {"preconditions": {"uid": 5}},
+            400,
+            "json: cannot unmarshal number into Go struct field Preconditions.preconditions.uid "
+            "of type string",
+        ),
+        (
+            {"propagationPolicy": "Sometimes"},
+            422,
+            'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: '
+            '"Sometimes": supported values: "Foreground", "Background", "Orphan", "nil"',
+        ),
+        (
+            {"propagationPolicy": "Orphan", "orphanDependents": True},
+            422,
+            'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Invalid value: '
+            '"Orphan": orphanDependents and deletionPropagation cannot be both set',
+        ),
+        (
+            {"dryRun": ["Maybe"]},
+            422,
+            'DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Maybe"]: '
+            'supported values: "All"',
+        ),
+    ],
+)
+async def test_delete_options_are_decoded_and_validated(
+    fake_apiserver: FakeAPIServer, options: dict[str, Any], code: int, message: str
+) -> None:
+    assert (await call(fake_apiserver, "POST", POD_PATH, pod())).status == 201
+    reply = await call(fake_apiserver, "DELETE", f"{POD_PATH}/p", options)
+    assert_status(reply, code, "BadRequest" if code == 400 else "Invalid", message)
+    assert fake_apiserver.get_object("", "v1", "pods", "default", "p") is not None
+
+
+@bounded()
+async def test_delete_preconditions_are_honoured(fake_apiserver: FakeAPIServer) -> None:
+    live = (await call(fake_apiserver, "POST", POD_PATH, pod())).json()["metadata"]
+    stale = await call(
+        fake_apiserver, "DELETE", f"{POD_PATH}/p", {"preconditions": {"resourceVersion": "1"}}
+    )
+    assert_status(
+        stale,
+        409,
+        "Conflict",
+        'Operation cannot be fulfilled on pods "p": StorageError: invalid object, Code: 4, '
+        "Key: /registry/pods/default/p, ResourceVersion: 0, AdditionalErrorMsg: "
+        "Precondition failed: ResourceVersion in precondition: 1, "
+        f"ResourceVersion in object meta: {live['resourceVersion']}",
+    )
+    assert stale.json()["details"] == {"name": "p", "kind": "pods"}
+    wrong_uid = await call(
+        fake_apiserver, "DELETE", f"{POD_PATH}/p", {"preconditions": {"uid": "nope"}}
+    )
+    assert_status(wrong_uid, 409, "Conflict")
+    assert wrong_uid.json()["message"].endswith(
+        f"Precondition failed: UID in precondition: nope, UID in object meta: {live['uid']}"
+    )
+    assert fake_apiserver.get_object("", "v1", "pods", "default", "p") is not None
+    held = {"preconditions": {"uid": live["uid"], "resourceVersion": live["resourceVersion"]}}
+    assert (await call(fake_apiserver, "DELETE", f"{POD_PATH}/p", held)).status == 200
+    assert fake_apiserver.get_object("", "v1", "pods", "default", "p") is None
+
+
+@bounded()
+async def test_a_delete_body_replaces_the_query(fake_apiserver: FakeAPIServer) -> None:
+    # handlers/delete.go decodes the query only when there is no body
+    assert (await call(fake_apiserver, "POST", POD_PATH, pod())).status == 201
+    reply = await call(
+        fake_apiserver,
+        "DELETE",
+        f"{POD_PATH}/p",
+        {"kind": "DeleteOptions", "apiVersion": "v1"},
+        params={"dryRun": "All"},
+    )
+    assert reply.status == 200
+    assert fake_apiserver.get_object("", "v1", "pods", "default", "p") is None

@@ -1,0 +1,1 @@
+"""Server-side apply: field sets (``fieldset``), managedFields (``managed``), patch merges."""

@@ -1,0 +1,1 @@
+"""Shared by every room: the served resource types (``resources``) and ``Status`` errors."""

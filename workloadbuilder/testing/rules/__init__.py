@@ -1,0 +1,10 @@
+"""The API server's rules (defaulting and validation) as an implementation independent of the SDK.
+
+``objects`` dispatches per kind; ``workload``, ``groups`` and ``core`` hold the per-kind rules,
+``common`` the shared field checks, ``formats`` the name formats and ``errors`` the field errors
+with upstream's messages.
+"""
+
+from .objects import apply_defaults, has_status_subresource, validate_object
+
+__all__ = ["apply_defaults", "has_status_subresource", "validate_object"]
