@@ -7,10 +7,11 @@ validated again ("ratcheting"), so a stored object that predates a rule stays up
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from pydantic.alias_generators import to_snake
+from pydantic.alias_generators import to_snake as _to_snake
 
 from ._formats import dns_label_errors, dns_subdomain_errors, label_key_errors
 from .api.scheduling_v1alpha3 import (
@@ -74,6 +75,10 @@ def format_errors(
 ) -> list[FieldError]:
     """One Invalid error per problem ``check`` finds in ``value``."""
     return [FieldError.invalid(path, value, detail) for detail in check(value)]
+
+
+to_snake = functools.lru_cache(maxsize=None)(_to_snake)
+"""pydantic's ``to_snake``, remembered: the few JSON names of the blocks recur on every item."""
 
 
 def child_path(path: FieldPath | None, *names: str) -> FieldPath:

@@ -248,10 +248,18 @@ class Builder:
             check_tree(self.root)
         except TreeError as exc:
             raise BuildError(str(exc)) from None
-        if self.root.is_composite:
-            spec = WorkloadSpec(composite_pod_group_templates=[_composite_template(self.root)])
+        compiled = self._compiled_in_one_validation()
+        if compiled is not None:
+            return compiled
+        return self._compiled_by_templates(self.root)
+
+    def _compiled_by_templates(self, root: WorkloadItem) -> Workload:
+        """The Workload built template by template: slower, but the first problem found is
+        the error ``build_workload()`` raises (the one-validation path falls back to it)."""
+        if root.is_composite:
+            spec = WorkloadSpec(composite_pod_group_templates=[_composite_template(root)])
         else:
-            spec = WorkloadSpec(pod_group_templates=[_leaf_template(self.root)])
+            spec = WorkloadSpec(pod_group_templates=[_leaf_template(root)])
         owner = self.options.owner
         if owner is None:
             raise BuildError("a Workload must be owned by its controller for garbage collection")
@@ -266,6 +274,47 @@ class Builder:
             ),
             spec=spec,
         )
+
+    def _compiled_in_one_validation(self) -> Workload | None:
+        """The Workload, its JSON compiled straight from the tree and validated once; ``None``
+        when any step fails (then the template-by-template build names the error)."""
+        root, owner = self.root, self.options.owner
+        if root is None or owner is None:
+            return None
+        try:
+            template = _template_json(root)
+            api_group = _group_of(owner.api_version)
+        except BuildError:
+            return None
+        key = "compositePodGroupTemplates" if root.is_composite else "podGroupTemplates"
+        document = {
+            "metadata": {
+                "name": self.options.name or None,
+                "namespace": self.options.namespace or None,
+                "ownerReferences": [owner.to_dict()],
+            },
+            "spec": {
+                key: [template],
+                "controllerRef": {"apiGroup": api_group, "kind": owner.kind, "name": owner.name},
+            },
+        }
+        try:
+            return Workload.model_validate(document)
+        except ValueError:
+            return None
+
+
+def _template_json(item: WorkloadItem) -> dict[str, Any]:
+    """The template of ``item`` and its subtree as JSON (raises ``BuildError`` as resolving)."""
+    fields = _template_fields(item, composite=item.is_composite)
+    if item.is_composite:
+        leaves = [_template_json(c) for c in item.children if not c.is_composite]
+        composites = [_template_json(c) for c in item.children if c.is_composite]
+        if leaves:
+            fields["podGroupTemplates"] = leaves
+        if composites:
+            fields["compositePodGroupTemplates"] = composites
+    return fields
 
 
 def _resolve(item: WorkloadItem) -> SchedulingConfig:
