@@ -11,6 +11,7 @@ API does not embed the block verbatim.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -183,6 +184,17 @@ class WorkloadInput:
                 raise TypeError(f"WorkloadInput.{name} must be a {kind.__name__}")
 
 
+@functools.lru_cache(maxsize=4096)
+def _below_path(
+    path: FieldPath | None, rendered: str | None, elements: tuple[str, ...]
+) -> FieldPath | None:
+    """``path`` (rendered as ``rendered``) extended by ``elements``; paths are immutable, so
+    one object serves every item, and non-str names raise before anything is cached."""
+    for element in elements:
+        path = FieldPath(element) if path is None else path.child(element)
+    return path
+
+
 @dataclass(frozen=True, slots=True, eq=True)
 class WorkloadItem:
     """One role of the controller's workload: a PodGroupTemplate, or a composite of children.
@@ -234,9 +246,8 @@ class WorkloadItem:
     def block_path(self, block: _BlockInput) -> FieldPath | None:
         """The controller path of one of this item's building blocks."""
         path = self.path
-        for element in block.path_elements:
-            path = FieldPath(element) if path is None else path.child(element)
-        return path
+        # The rendering is part of the key: equal paths may render differently.
+        return _below_path(path, None if path is None else str(path), block.path_elements)
 
     def user_config(self) -> SchedulingConfig:
         """The item's building blocks as a partial config (unset blocks stay ``None``)."""
