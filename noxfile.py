@@ -1,4 +1,4 @@
-"""Developer sessions: ``nox -s tests``, ``nox -s typecheck``, ``nox -s lint``, ``nox -s bench``."""
+"""Developer sessions: ``nox -s tests``, ``typecheck``, ``lint``, ``bench`` and ``docs``."""
 
 import nox
 
@@ -31,3 +31,11 @@ def bench(session: nox.Session) -> None:
     """Every benchmark's table (``benchmarks/README.md``); ``-- --smoke`` for a quick check."""
     session.install("-e", ".[dev]")
     session.run("python", "-m", "benchmarks", *session.posargs)
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """The docs site, built with ``--strict`` (a warning fails it)."""
+    session.install("-e", ".[docs]")
+    session.env["NO_MKDOCS_2_WARNING"] = "1"
+    session.run("mkdocs", "build", "--strict", "--site-dir", "site", *session.posargs)

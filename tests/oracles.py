@@ -283,7 +283,7 @@ def _value_to_official(value: Any, prop: Mapping[str, Any], parent: str) -> Any:
         ref = _ref_of(prop)
         assert ref is not None, f"{parent}: no $ref for a nested object"
         return to_official(value, ref)
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):
         return [_value_to_official(v, prop, parent) for v in value]
     return value
 

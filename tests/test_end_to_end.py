@@ -90,6 +90,7 @@ async def test_release_workload_is_accepted_and_gang_scheduled_as_a_whole() -> N
 
     async with FakeAPIServer() as server:
         async with server.api_client() as api:
+            await client.CoreV1Api(api).create_namespace({"metadata": {"name": NS}})
             stored = [await apply(api, obj) for obj in objects]
             groups = {o.metadata.name: o for o in objects if isinstance(o, wb.PodGroup)}
             core = client.CoreV1Api(api)
@@ -132,6 +133,7 @@ async def test_job_objects_are_accepted_and_the_gang_waits_for_its_members() -> 
     assert not builder.validate()
     async with FakeAPIServer() as server:
         async with server.api_client() as api:
+            await client.CoreV1Api(api).create_namespace({"metadata": {"name": NS}})
             workload = await apply(api, builder.build_workload())
             group = wb.job_pod_group(builder, workload_uid=workload["metadata"]["uid"])
             stored = await apply(api, group)

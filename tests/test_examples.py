@@ -1,43 +1,149 @@
-"""The bundled examples run and print what they promise."""
+"""The bundled examples run and print what they promise, checked against the 1.37 schemas."""
 
+from __future__ import annotations
+
+import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
 import yaml
+from oracles import assert_schema_valid
+from typer.testing import CliRunner
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+from workloadbuilder.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+BIN = Path(sys.executable).parent
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, *args], capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, *args], capture_output=True, text=True, timeout=120, check=False, cwd=ROOT
     )
 
 
-def test_training_run_prints_workload_and_runtime_objects() -> None:
-    result = run(str(EXAMPLES / "training_run.py"))
+def documents(result: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
     assert result.returncode == 0, result.stderr
     docs = list(yaml.safe_load_all(result.stdout))
-    assert [d["kind"] for d in docs] == ["Workload", "CompositePodGroup", "PodGroup", "PodGroup"]
-    workers = docs[2]
-    assert workers["spec"]["schedulingPolicy"] == {"gang": {"minCount": 4}}
-    assert workers["spec"]["parentCompositePodGroupName"] == docs[1]["metadata"]["name"]
+    for doc in docs:
+        assert_schema_valid(doc)
+    return docs
 
 
-def test_training_run_reports_errors_at_the_runs_own_paths(tmp_path: Path) -> None:
-    bad = (EXAMPLES / "training-run.yaml").read_text().replace("minAvailable: 4", "minAvailable: 0")
-    (tmp_path / "run.yaml").write_text(bad)
-    result = run(str(EXAMPLES / "training_run.py"), str(tmp_path / "run.yaml"))
+def test_readme_first_command_prints_the_training_example() -> None:
+    readme = (ROOT / "README.md").read_text()
+    first = next(line.strip() for line in readme.splitlines() if line.startswith("    "))
+    steps = [shlex.split(step) for step in first.split(" && ")]
+    assert steps[2][:3] == ["pip", "install", "-e"] and "[cli]" in steps[2][3]
+    commands = [s for s in steps if s[0] == "workloadbuilder"]
+    assert [c[1] for c in commands] == ["build", "explain"]
+    build, explain = (
+        subprocess.run(
+            [str(BIN / "workloadbuilder"), *args], capture_output=True, text=True, cwd=ROOT
+        )
+        for _, *args in commands
+    )
+    assert [d["kind"] for d in documents(build)] == ["Workload", "PodGroup"]
+    assert explain.returncode == 0 and "4 pod(s) must exist" in explain.stdout
+
+
+def test_job_gang_defaults_min_count_to_parallelism() -> None:
+    job, workload, group = documents(run(str(EXAMPLES / "job_gang.py")))
+    assert job["spec"]["scheduling"] == {
+        "schedulingPolicy": {"gang": {}},
+        "disruptionMode": {"all": {}},
+    }
+    (template,) = workload["spec"]["podGroupTemplates"]
+    # upstream: gang without minCount defaults to parallelism; the template is <job>-pgt-0
+    assert template == {
+        "name": "trainer-pgt-0",
+        "schedulingPolicy": {"gang": {"minCount": 8}},
+        "disruptionMode": {"all": {}},
+    }
+    assert workload["spec"]["controllerRef"] == {
+        "apiGroup": "batch",
+        "kind": "Job",
+        "name": "trainer",
+    }
+    assert group["spec"]["schedulingPolicy"] == {"gang": {"minCount": 8}}
+    assert group["spec"]["workloadRef"]["templateName"] == "trainer-pgt-0"
+
+
+def test_shared_claim_pods_declare_the_groups_claim_exactly() -> None:
+    workload, group, *pods = documents(run(str(EXAMPLES / "shared_claim.py")))
+    claim = {"name": "interconnect", "resourceClaimTemplateName": "imex-channel"}
+    assert workload["spec"]["podGroupTemplates"][0]["resourceClaims"] == [claim]
+    assert group["spec"]["resourceClaims"] == [claim]
+    assert len(pods) == 4
+    for pod in pods:
+        assert pod["spec"]["schedulingGroup"] == {"podGroupName": group["metadata"]["name"]}
+        assert pod["spec"]["resourceClaims"] == [claim]
+
+
+def test_polyaxon_plugin_maps_the_run_spec() -> None:
+    workload, group, *pods = documents(run(str(EXAMPLES / "polyaxon_plugin.py")))
+    (template,) = workload["spec"]["podGroupTemplates"]
+    assert template["schedulingPolicy"] == {"gang": {"minCount": 5}}
+    assert template["priorityClassName"] == group["spec"]["priorityClassName"] == "training-high"
+    assert len(pods) == 5
+    for pod in pods:
+        assert pod["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "research"
+        assert pod["spec"]["schedulingGroup"]["podGroupName"] == group["metadata"]["name"]
+    assert "queue" not in str(workload) and "queue" not in str(group)
+
+
+def test_polyaxon_plugin_errors_are_at_the_run_specs_paths(tmp_path: Path) -> None:
+    text = (EXAMPLES / "polyaxon-run.yaml").read_text()
+    text = text.replace("minAvailable: 5", "minAvailable: 0").replace(
+        "    priorityClass: training-high",
+        "    priorityClass: Training\n    minResources: {cpu: 8}\n    scheduleTimeoutSeconds: 60",
+    )
+    (tmp_path / "run.yaml").write_text(text)
+    result = run(str(EXAMPLES / "polyaxon_plugin.py"), str(tmp_path / "run.yaml"))
+    assert result.returncode == 1
+    lines = result.stderr.splitlines()
+    assert [line.split(": ")[0] for line in lines] == [
+        "spec.schedulingPolicy.minAvailable",
+        "spec.schedulingPolicy.priorityClass",
+        "spec.schedulingPolicy.minResources",
+        "spec.schedulingPolicy.scheduleTimeoutSeconds",
+    ]
+    # upstream's messages: gang minCount minimum, priorityClassName a DNS subdomain
+    assert lines[0].endswith("Invalid value: 0: must be greater than or equal to 1")
+    assert 'Invalid value: "Training": a lowercase RFC 1123 subdomain' in lines[1]
+    assert all("no native equivalent" in line for line in lines[2:])
+
+
+def test_polyaxon_plugin_refuses_more_than_the_replicas(tmp_path: Path) -> None:
+    text = (
+        (EXAMPLES / "polyaxon-run.yaml").read_text().replace("minAvailable: 5", "minAvailable: 6")
+    )
+    (tmp_path / "run.yaml").write_text(text)
+    result = run(str(EXAMPLES / "polyaxon_plugin.py"), str(tmp_path / "run.yaml"))
     assert result.returncode == 1
     assert result.stderr.strip() == (
-        "spec.replicaSpecs[workers].minAvailable: Invalid value: 0:"
-        " must be greater than or equal to 1"
+        "spec.schedulingPolicy.minAvailable: Invalid value: 6: must be no more than the run's 5"
+        " replicas"
     )
 
 
 def test_standalone_gang_prints_the_pod_group() -> None:
-    result = run(str(EXAMPLES / "standalone_gang.py"))
-    assert result.returncode == 0, result.stderr
-    doc = yaml.safe_load(result.stdout)
+    (doc,) = documents(run(str(EXAMPLES / "standalone_gang.py")))
     assert doc["spec"] == {"schedulingPolicy": {"gang": {"minCount": 4}}}
+
+
+SPECS = sorted((EXAMPLES / "specs").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda p: p.stem)
+def test_every_example_spec_is_placed_on_the_example_nodes(spec: Path) -> None:
+    nodes = str(EXAMPLES / "nodes.yaml")
+    result = CliRunner().invoke(app, ["simulate", str(spec), "--nodes", nodes, "-o", "json"])
+    assert result.exit_code == 0, result.output
+    verdicts = [g["verdict"] for g in json.loads(result.stdout)["groups"]]
+    assert verdicts and set(verdicts) == {"placed"}

@@ -2,9 +2,9 @@
 
 * every model's ``model_validate`` and ``from_server``: an instance or a pydantic
   ``ValidationError`` (whose every error has a location);
-* ``job_builder``: a ``Builder`` or ``BuildError`` / ``ValueError`` / ``TypeError``; when it
-  builds, ``validate()`` returns an ``ErrorList`` and ``build_workload()`` a Workload or a
-  ``BuildError``.
+* ``job_builder``: a ``Builder`` or ``BuildError`` / ``ValueError`` / ``TypeError``, whatever
+  the shape of the Job's ``spec`` and ``template``; when it builds, ``validate()`` returns an
+  ``ErrorList`` and ``build_workload()`` a Workload or a ``BuildError``.
 """
 
 from __future__ import annotations
@@ -112,11 +112,6 @@ def test_job_builder_on_any_job_spec_gives_documented_errors(
     _job_builder_outcome({**spec, "scheduling": scheduling, "template": template}, meta)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="job_builder reads spec / spec.template / its spec with .get(): a Job whose spec"
-    " or template is not an object raises AttributeError (spec=1.0, template=True)",
-)
 @SETTINGS
 @given(
     spec=st.one_of(

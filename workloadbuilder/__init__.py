@@ -42,11 +42,26 @@ from .item import (
     gang,
     leaf,
 )
-from .job import job_builder, job_pod_group, workload_item_for_job
+from .job import (
+    GROUP_TEMPLATE_NAME_ANNOTATION,
+    PARENT_COMPOSITE_POD_GROUP_ANNOTATION,
+    JobSchedulingDecision,
+    JobSchedulingMode,
+    JobSchedulingOutcome,
+    decide_job_scheduling,
+    delegate_to_job,
+    job_builder,
+    job_pod_group,
+    validate_job,
+    workload_item_for_job,
+)
+from .migration import MigrationFinding, MigrationResult, migrate
 from .naming import generate_pod_group_name, generate_workload_name
-from .runtime import instantiate, set_scheduling_group
+from .runtime import RuntimeObjects, instantiate, set_scheduling_group
 
 __all__ = [
+    "GROUP_TEMPLATE_NAME_ANNOTATION",
+    "PARENT_COMPOSITE_POD_GROUP_ANNOTATION",
     "AllDisruptionMode",
     "BasicSchedulingPolicy",
     "BuildError",
@@ -62,10 +77,16 @@ __all__ = [
     "FieldError",
     "FieldPath",
     "GangSchedulingPolicy",
+    "JobSchedulingDecision",
+    "JobSchedulingMode",
+    "JobSchedulingOutcome",
+    "MigrationFinding",
+    "MigrationResult",
     "PodGroup",
     "PolicyInput",
     "ResourceClaim",
     "ResourceClaimsInput",
+    "RuntimeObjects",
     "SchedulingConfig",
     "SchedulingConfigFunc",
     "SchedulingConstraints",
@@ -80,6 +101,8 @@ __all__ = [
     "build_workload",
     "composite",
     "controller_ref",
+    "decide_job_scheduling",
+    "delegate_to_job",
     "gang",
     "generate_pod_group_name",
     "generate_workload_name",
@@ -87,7 +110,9 @@ __all__ = [
     "job_builder",
     "job_pod_group",
     "leaf",
+    "migrate",
     "set_scheduling_group",
     "validate",
+    "validate_job",
     "workload_item_for_job",
 ]

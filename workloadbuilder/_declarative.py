@@ -150,9 +150,11 @@ def validate_constraints(
     path: FieldPath | None,
 ) -> ErrorList:
     """A scheduling constraints block (an unset and an empty topology are equal on update)."""
-    old_topology = None if old is None else (old.topology or [])
+    old_topology: Sequence[TopologyConstraint] | None = (
+        None if old is None else (old.topology or ())
+    )
     return ErrorList(
-        validate_topology(new.topology or [], old_topology, child_path(path, "topology"))
+        validate_topology(new.topology or (), old_topology, child_path(path, "topology"))
     )
 
 

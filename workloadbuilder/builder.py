@@ -5,8 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, TypeVar
 
+from pydantic import ValidationError
+
 from ._gorender import go_quote
 from .api import K8sModel
+from .api._base import client_json
 from .api.meta_v1 import ObjectMeta, OwnerReference
 from .api.scheduling_v1alpha3 import CompositePodGroup
 from .api.scheduling_v1beta1 import (
@@ -21,7 +24,7 @@ from .config import SchedulingConfig
 from .field import ErrorList
 from .item import WorkloadItem
 from .options import BuildOptions, DisruptionModeOption, SchedulingPolicyOption
-from .validation import TreeError, check_tree, validate_tree
+from .validation import MAX_TREE_DEPTH, TreeError, check_tree, validate_tree
 
 __all__ = [
     "BuildError",
@@ -29,6 +32,7 @@ __all__ = [
     "Builder",
     "DisruptionModeOption",
     "SchedulingPolicyOption",
+    "api_group",
     "build_workload",
     "controller_ref",
     "validate",
@@ -56,50 +60,59 @@ class BuildError(ValueError):
 
 
 def controller_ref(obj: Any, *, block_owner_deletion: bool = True) -> OwnerReference:
-    """A controller owner reference to ``obj``: a dict, one of our models, or a client model."""
-    if isinstance(obj, Mapping):
-        meta = obj.get("metadata") or {}
-        api_version, kind = obj.get("apiVersion"), obj.get("kind")
-        name, uid = meta.get("name"), meta.get("uid")
-    else:
-        meta = getattr(obj, "metadata", None)
-        api_version, kind = getattr(obj, "api_version", None), getattr(obj, "kind", None)
-        name, uid = getattr(meta, "name", None), getattr(meta, "uid", None)
-    missing = [
-        k
-        for k, v in (
-            ("apiVersion", api_version),
-            ("kind", kind),
-            ("metadata.name", name),
-            ("metadata.uid", uid),
+    """A controller owner reference to ``obj``: a dict, one of our models, an official-client
+    model or a lightkube object, as read from the API server."""
+    data = None if isinstance(obj, (str, bytes)) else client_json(obj)
+    if data is None:
+        raise TypeError(
+            "controller_ref() takes a Kubernetes object (a dict, one of our models, an"
+            f" official-client or lightkube object), not {type(obj).__name__}"
         )
-        if not v
-    ]
+    meta = data.get("metadata")
+    meta = meta if isinstance(meta, Mapping) else {}
+    values = {
+        "apiVersion": data.get("apiVersion", data.get("api_version")),
+        "kind": data.get("kind"),
+        "metadata.name": meta.get("name"),
+        "metadata.uid": meta.get("uid"),
+    }
+    missing = [k for k, v in values.items() if not v]
     if missing:
         raise ValueError(
             f"cannot reference the owner: it has no {', '.join(missing)};"
             " pass the object as read from the API server"
         )
+    wrong = [k for k, v in values.items() if not isinstance(v, str)]
+    if wrong:
+        raise ValueError(f"cannot reference the owner: {', '.join(wrong)} must be strings")
     return OwnerReference(
-        api_version=api_version,
-        kind=kind,
-        name=name,
-        uid=uid,
+        api_version=values["apiVersion"],
+        kind=values["kind"],
+        name=values["metadata.name"],
+        uid=values["metadata.uid"],
         controller=True,
         block_owner_deletion=block_owner_deletion,
     )
 
 
-def _group_of(api_version: str) -> str:
-    """The group of an apiVersion, parsed as apimachinery's ``ParseGroupVersion`` does."""
+def api_group(api_version: str) -> str | None:
+    """The group of an apiVersion, parsed as apimachinery's ``ParseGroupVersion`` does
+    (``None`` where it fails)."""
     if api_version in ("", "/"):
         return ""
     if api_version.count("/") > 1:
+        return None
+    return api_version.partition("/")[0] if "/" in api_version else ""
+
+
+def _group_of(api_version: str) -> str:
+    group = api_group(api_version)
+    if group is None:
         raise BuildError(
             f"invalid owner apiVersion {go_quote(api_version)}: unexpected GroupVersion string:"
             f" {api_version}"
         )
-    return api_version.partition("/")[0] if "/" in api_version else ""
+    return group
 
 
 class Builder:
@@ -110,8 +123,8 @@ class Builder:
             raise TypeError(f"root must be a WorkloadItem, not {type(root).__name__}")
         if not isinstance(options, BuildOptions):
             raise TypeError(f"options must be BuildOptions, not {type(options).__name__}")
-        self.root = root
-        self.options = options
+        self._root = root
+        self._options = options
         self._workload: Workload | None = None
         self._existing: Workload | None = None
         self._pod_group_templates: dict[str, PodGroupTemplate] | None = None
@@ -121,6 +134,16 @@ class Builder:
         self._composite_stamps: dict[str, dict[str, Any]] = {}
         self._owner_json: dict[str, Any] | None = None
         self._stamp_namespace: str | None = None
+
+    @property
+    def root(self) -> WorkloadItem | None:
+        """The tree this Builder compiles (fixed: the compiled Workload is cached)."""
+        return self._root
+
+    @property
+    def options(self) -> BuildOptions:
+        """The options this Builder was made with (fixed, as the root)."""
+        return self._options
 
     @classmethod
     def from_existing_workload(
@@ -151,8 +174,8 @@ class Builder:
         """The compiled scheduling.k8s.io/v1beta1 Workload (built once, then cached)."""
         if self._existing is not None:
             raise BuildError(
-                "BuildWorkload is not available on a Builder created from an existing Workload:"
-                " it materializes from the supplied Workload"
+                "build_workload() is not available on a Builder created from an existing"
+                " Workload: it stamps runtime objects from the supplied Workload (see workload())"
             )
         return _fresh(self._compiled())
 
@@ -232,26 +255,28 @@ class Builder:
         return self._workload
 
     def _resolved_workload(self) -> Workload:
-        if self._existing is not None:
-            return self._existing
-        if self._workload is None:
+        """The Workload to stamp from (compiled on demand), when the objects have an owner."""
+        workload = self.workload()
+        if self._options.owner is None:
             raise BuildError(
-                "no Workload available: call BuildWorkload or use"
-                " NewBuilderFromExistingWorkload first"
+                "a PodGroup must be owned by its controller for garbage collection:"
+                " set BuildOptions(owner=...)"
             )
-        return self._workload
+        return workload
 
     def _build(self) -> Workload:
-        if self.root is None:
+        root = self._root
+        if root is None:
             raise BuildError("workload item cannot be nil")
         try:
-            check_tree(self.root)
+            check_tree(root)
         except TreeError as exc:
             raise BuildError(str(exc)) from None
+        _check_depth(root)
         compiled = self._compiled_in_one_validation()
         if compiled is not None:
             return compiled
-        return self._compiled_by_templates(self.root)
+        return self._compiled_by_templates(root)
 
     def _compiled_by_templates(self, root: WorkloadItem) -> Workload:
         """The Workload built template by template: slower, but the first problem found is
@@ -260,7 +285,7 @@ class Builder:
             spec = WorkloadSpec(composite_pod_group_templates=[_composite_template(root)])
         else:
             spec = WorkloadSpec(pod_group_templates=[_leaf_template(root)])
-        owner = self.options.owner
+        owner = self._options.owner
         if owner is None:
             raise BuildError("a Workload must be owned by its controller for garbage collection")
         spec.controller_ref = TypedLocalObjectReference(
@@ -268,8 +293,8 @@ class Builder:
         )
         return Workload(
             metadata=ObjectMeta(
-                name=self.options.name or None,
-                namespace=self.options.namespace or None,
+                name=self._options.name or None,
+                namespace=self._options.namespace or None,
                 owner_references=[owner.to_dict()],
             ),
             spec=spec,
@@ -317,11 +342,24 @@ def _template_json(item: WorkloadItem) -> dict[str, Any]:
     return fields
 
 
+def _check_depth(root: WorkloadItem) -> None:
+    """Refuse a tree deeper than the API server accepts (it could not be stored anyway)."""
+    stack = [(root, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if item.is_composite and depth >= MAX_TREE_DEPTH:
+            raise BuildError(
+                f"workload item {go_quote(item.name)} is below {MAX_TREE_DEPTH - 1} levels of"
+                f" composites: maximum template hierarchy depth is {MAX_TREE_DEPTH}"
+            )
+        stack.extend((child, depth + 1) for child in item.children)
+
+
 def _resolve(item: WorkloadItem) -> SchedulingConfig:
     try:
         return item.resolve()
     except Exception as exc:
-        raise BuildError(f"resolving workload item {item.name!r}: {exc}") from exc
+        raise BuildError(f"resolving workload item {go_quote(item.name)}: {exc}") from exc
 
 
 # What a PodGroup / CompositePodGroup copies from its template, as upstream.
@@ -387,8 +425,13 @@ _M = TypeVar("_M", bound=K8sModel)
 def _parsed(kind: type[_T], item: WorkloadItem, fields: dict[str, Any]) -> _T:
     try:
         return kind.model_validate(fields)
-    except ValueError as exc:
-        raise BuildError(f"workload item {item.name!r} cannot be compiled: {exc}") from None
+    except ValidationError as exc:
+        errors = ErrorList.from_pydantic(exc, model=kind)
+        raise BuildError(
+            f"workload item {go_quote(item.name)} cannot be compiled (validate() reports it at"
+            f" the controller's path): {errors}",
+            errors,
+        ) from None
 
 
 def _leaf_template(item: WorkloadItem) -> PodGroupTemplate:

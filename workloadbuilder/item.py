@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Iterable, Mapping, Sequence
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar, get_args, get_origin, overload
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from .api.scheduling_v1alpha3 import (
     TopologyConstraint,
@@ -89,16 +90,31 @@ class _BlockInput:
     """Where a building block sits in the controller's API."""
 
     path_elements: tuple[str, ...] = ()
-    field_paths: Mapping[str, FieldPath] = field(default_factory=dict)
+    field_paths: Mapping[str, FieldPath] = field(default_factory=dict, hash=False)
 
     block_types: ClassVar[Mapping[str, type]] = {}
     """The building-block type each ``*_data`` attribute must hold (or ``None``)."""
 
     def __post_init__(self) -> None:
-        if isinstance(self.path_elements, str):
+        if isinstance(self.path_elements, str) or not isinstance(self.path_elements, Iterable):
             raise TypeError("path_elements must be a sequence of field names, not a string")
-        object.__setattr__(self, "path_elements", tuple(self.path_elements))
-        mapped = {str(k): as_path(v) for k, v in dict(self.field_paths).items()}
+        elements = tuple(self.path_elements)
+        for element in elements:
+            if not isinstance(element, str):
+                raise TypeError(f"path_elements must be field names (str), got {element!r}")
+        object.__setattr__(self, "path_elements", elements)
+        if not isinstance(self.field_paths, Mapping):
+            raise TypeError(
+                "field_paths maps a field of the block (e.g. 'gang.minCount') to a path,"
+                f" not {type(self.field_paths).__name__}"
+            )
+        mapped: dict[str, FieldPath] = {}
+        for key, target in self.field_paths.items():
+            _check_field_path_key(type(self), key)
+            path = as_path(target)
+            if path is None:
+                raise TypeError(f"field_paths[{key!r}] must be a FieldPath or a string, not None")
+            mapped[key] = path
         object.__setattr__(self, "field_paths", MappingProxyType(mapped))
         for name, kind in self.block_types.items():
             _check_type(f"{type(self).__name__}.{name}", getattr(self, name), kind)
@@ -195,7 +211,67 @@ def _below_path(
     return path
 
 
-@dataclass(frozen=True, slots=True, eq=True)
+def _field_names(model: type[BaseModel], prefix: str, out: list[str]) -> None:
+    for name, info in model.model_fields.items():
+        alias = info.alias or name
+        path = f"{prefix}.{alias}" if prefix else alias
+        out.append(path)
+        inner = _model_of(info.annotation)
+        if inner is not None:
+            if _is_sequence(info.annotation):
+                out.append(path + "[i]")
+                path += "[i]"
+            _field_names(inner, path, out)
+
+
+def _model_of(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _model_of(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _is_sequence(annotation: Any) -> bool:
+    if get_origin(annotation) in (list, tuple):
+        return True
+    return any(_is_sequence(arg) for arg in get_args(annotation))
+
+
+def _allowed_keys(kind: type[_BlockInput]) -> tuple[str, ...]:
+    cached = _ALLOWED_KEYS.get(kind)
+    if cached is None:
+        keys: list[str] = [""]
+        if kind is ResourceClaimsInput:
+            keys.append("[i]")
+            _field_names(WorkloadPodGroupResourceClaim, "[i]", keys)
+        else:
+            for block in kind.block_types.values():
+                _field_names(block, "", keys)
+        cached = _ALLOWED_KEYS[kind] = tuple(sorted(set(keys)))
+    return cached
+
+
+_ALLOWED_KEYS: dict[type, tuple[str, ...]] = {}
+_INDEX = re.compile(r"\[[0-9]+\]")
+
+
+def _check_field_path_key(kind: type[_BlockInput], key: object) -> None:
+    """``key`` names a field of the block (``gang.minCount``; ``[0]`` may follow a list)."""
+    if not isinstance(key, str):
+        raise TypeError(f"{kind.__name__}.field_paths keys are strings, not {type(key).__name__}")
+    allowed = _allowed_keys(kind)
+    if _INDEX.sub("[i]", key) not in allowed:
+        listed = ", ".join(repr(k) for k in allowed)
+        raise ValueError(
+            f"{kind.__name__}.field_paths key {key!r} is not a field of the block;"
+            f" allowed: {listed} ([i] is any list index)"
+        )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class WorkloadItem:
     """One role of the controller's workload: a PodGroupTemplate, or a composite of children.
 
@@ -210,6 +286,34 @@ class WorkloadItem:
     input: WorkloadInput = field(default_factory=WorkloadInput)
     callbacks: tuple[SchedulingConfigFunc, ...] = ()
     children: tuple[WorkloadItem, ...] = ()
+    _hash: int | None = field(default=None, init=False, repr=False)
+
+    def _own(self) -> tuple[object, ...]:
+        return (self.name, self.path, self.default_config, self.input, self.callbacks)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal items: same fields, same children (compared without recursion)."""
+        if not isinstance(other, WorkloadItem):
+            return NotImplemented
+        stack = [(self, other)]
+        while stack:
+            a, b = stack.pop()
+            if a is b:
+                continue
+            if len(a.children) != len(b.children) or a._own() != b._own():
+                return False
+            stack.extend(zip(a.children, b.children, strict=True))
+        return True
+
+    def __hash__(self) -> int:
+        """A hash over the fields and the children's hashes (computed once, any depth)."""
+        if self._hash is None:
+            for item in reversed(list(self.walk())):
+                if item._hash is None:
+                    value = hash((item._own(), tuple(hash(c) for c in item.children)))
+                    object.__setattr__(item, "_hash", value)
+        assert self._hash is not None
+        return self._hash
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
@@ -237,11 +341,14 @@ class WorkloadItem:
         """True when the item has children (a CompositePodGroupTemplate)."""
         return bool(self.children)
 
-    def walk(self) -> Iterable[WorkloadItem]:
-        """This item and its descendants, depth first, in child order."""
-        yield self
-        for child in self.children:
-            yield from child.walk()
+    def walk(self) -> Iterator[WorkloadItem]:
+        """This item and its descendants, depth first, in child order (no recursion, so any
+        depth is fine)."""
+        stack = [self]
+        while stack:
+            item = stack.pop()
+            yield item
+            stack.extend(reversed(item.children))
 
     def block_path(self, block: _BlockInput) -> FieldPath | None:
         """The controller path of one of this item's building blocks."""
@@ -251,18 +358,18 @@ class WorkloadItem:
 
     def user_config(self) -> SchedulingConfig:
         """The item's building blocks as a partial config (unset blocks stay ``None``)."""
-        if self.is_composite:
-            return _map_composite_input(self.input)
-        return _map_leaf_input(self.input)
+        return _map_input(self.input, _kind_of(self))
 
-    def resolve(self) -> SchedulingConfig:
+    def resolve(self, user: SchedulingConfig | None = None) -> SchedulingConfig:
         """Default config, overridden per field by the item's blocks, then the callbacks.
 
-        Raises whatever a callback raises, and ``TypeError`` when a callback or the default
-        config gives something other than a well-typed ``SchedulingConfig``.
+        ``user`` is ``user_config()`` when the caller has it already. Raises whatever a
+        callback raises, and ``TypeError`` when a callback or the default config gives
+        something other than a well-typed ``SchedulingConfig``.
         """
         resolved = self.default_config or SchedulingConfig()
-        user = self.user_config()
+        if user is None:
+            user = self.user_config()
         changes: dict[str, Any] = {}
         if user.policy is not None:
             changes["policy"] = user.policy
@@ -291,58 +398,87 @@ class WorkloadItem:
         return resolved
 
 
-# Mapping the building blocks into the intermediate form (an empty block counts as unset).
+# The two kinds of item and their building-block classes, so that one generic form serves both.
 
 
-def _map_policy(basic: object, gang: object, count: int | None) -> SchedulingPolicy | None:
-    if basic is not None:
-        return SchedulingPolicy(basic=BasicSchedulingPolicy())
-    if gang is not None:
-        return SchedulingPolicy(gang=GangSchedulingPolicy(min_count=count))
-    return None
-
-
-def _map_disruption(single: object, all_: object) -> DisruptionMode | None:
-    if single is not None:
-        return DisruptionMode(single=SingleDisruptionMode())
-    if all_ is not None:
-        return DisruptionMode(all=AllDisruptionMode())
-    return None
-
-
-def _map_topology(topology: Sequence[TopologyConstraint] | None) -> SchedulingConstraints | None:
-    return SchedulingConstraints(tuple(t.key for t in topology)) if topology else None
-
-
-def _map_leaf_input(given: WorkloadInput) -> SchedulingConfig:
-    policy = given.policy.pod_group_data
-    constraints = given.constraints.pod_group_data
-    mode = given.disruption_mode.pod_group_data
-    return SchedulingConfig(
-        policy=None
-        if policy is None
-        else _map_policy(policy.basic, policy.gang, policy.gang.min_count if policy.gang else None),
-        constraints=None if constraints is None else _map_topology(constraints.topology),
-        disruption_mode=None if mode is None else _map_disruption(mode.single, mode.all),
-        resource_claims=tuple(
-            ResourceClaim(c.name, c.resource_claim_name, c.resource_claim_template_name)
-            for c in given.resource_claims.pod_group_data
-        ),
+@dataclass(frozen=True, slots=True)
+class _Kind:
+    what: str
+    data: str  # the *Input attribute holding this kind's blocks
+    policy: type[WorkloadPodGroupSchedulingPolicy] | type[WorkloadCompositePodGroupSchedulingPolicy]
+    basic: type[BaseModel]
+    gang: type[BaseModel]
+    count: str  # the gang block's count attribute
+    shorthand: str  # how gang() is called for this kind
+    mode: type[WorkloadPodGroupDisruptionMode] | type[WorkloadCompositePodGroupDisruptionMode]
+    single: type[BaseModel]
+    all: type[BaseModel]
+    constraints: (
+        type[WorkloadPodGroupSchedulingConstraints]
+        | type[WorkloadCompositePodGroupSchedulingConstraints]
     )
 
 
-def _map_composite_input(given: WorkloadInput) -> SchedulingConfig:
-    policy = given.policy.composite_pod_group_data
-    constraints = given.constraints.composite_pod_group_data
-    mode = given.disruption_mode.composite_pod_group_data
+LEAF = _Kind(
+    "leaf",
+    "pod_group_data",
+    WorkloadPodGroupSchedulingPolicy,
+    WorkloadPodGroupBasicSchedulingPolicy,
+    WorkloadPodGroupGangSchedulingPolicy,
+    "min_count",
+    "gang(min_count)",
+    WorkloadPodGroupDisruptionMode,
+    WorkloadPodGroupSingleDisruptionMode,
+    WorkloadPodGroupAllDisruptionMode,
+    WorkloadPodGroupSchedulingConstraints,
+)
+COMPOSITE = _Kind(
+    "composite",
+    "composite_pod_group_data",
+    WorkloadCompositePodGroupSchedulingPolicy,
+    WorkloadCompositePodGroupBasicSchedulingPolicy,
+    WorkloadCompositePodGroupGangSchedulingPolicy,
+    "min_group_count",
+    "gang(min_group_count=...)",
+    WorkloadCompositePodGroupDisruptionMode,
+    WorkloadCompositePodGroupSingleDisruptionMode,
+    WorkloadCompositePodGroupAllDisruptionMode,
+    WorkloadCompositePodGroupSchedulingConstraints,
+)
+
+
+def _kind_of(item: WorkloadItem) -> _Kind:
+    return COMPOSITE if item.is_composite else LEAF
+
+
+# Mapping the building blocks into the intermediate form (an empty block counts as unset).
+
+
+def _map_input(given: WorkloadInput, kind: _Kind) -> SchedulingConfig:
+    policy = getattr(given.policy, kind.data)
+    constraints = getattr(given.constraints, kind.data)
+    mode = getattr(given.disruption_mode, kind.data)
+    mapped_policy = None
+    if policy is not None and policy.basic is not None:
+        mapped_policy = SchedulingPolicy(basic=BasicSchedulingPolicy())
+    elif policy is not None and policy.gang is not None:
+        count = getattr(policy.gang, kind.count)
+        mapped_policy = SchedulingPolicy(gang=GangSchedulingPolicy(min_count=count))
+    mapped_mode = None
+    if mode is not None and mode.single is not None:
+        mapped_mode = DisruptionMode(single=SingleDisruptionMode())
+    elif mode is not None and mode.all is not None:
+        mapped_mode = DisruptionMode(all=AllDisruptionMode())
+    topology = None if constraints is None else constraints.topology
+    claims = given.resource_claims.pod_group_data if kind is LEAF else ()
     return SchedulingConfig(
-        policy=None
-        if policy is None
-        else _map_policy(
-            policy.basic, policy.gang, policy.gang.min_group_count if policy.gang else None
+        policy=mapped_policy,
+        constraints=SchedulingConstraints(tuple(t.key for t in topology)) if topology else None,
+        disruption_mode=mapped_mode,
+        resource_claims=tuple(
+            ResourceClaim(c.name, c.resource_claim_name, c.resource_claim_template_name)
+            for c in claims
         ),
-        constraints=None if constraints is None else _map_topology(constraints.topology),
-        disruption_mode=None if mode is None else _map_disruption(mode.single, mode.all),
     )
 
 
@@ -354,18 +490,41 @@ def basic() -> SchedulingPolicy:
     return SchedulingPolicy(basic=BasicSchedulingPolicy())
 
 
-def gang(min_count: int | None = None, *, min_group_count: int | None = None) -> SchedulingPolicy:
-    """A gang policy: ``gang(4)`` for a leaf, ``gang(min_group_count=2)`` for a composite.
+@overload
+def gang() -> SchedulingPolicy: ...
+@overload
+def gang(min_count: int) -> WorkloadPodGroupSchedulingPolicy: ...
+@overload
+def gang(*, min_group_count: int) -> WorkloadCompositePodGroupSchedulingPolicy: ...
 
-    The count may be left out when a callback supplies it; any integer is kept as given, so
-    that ``validate()`` can report it.
+
+def gang(
+    min_count: int | None = None, *, min_group_count: int | None = None
+) -> (
+    SchedulingPolicy | WorkloadPodGroupSchedulingPolicy | WorkloadCompositePodGroupSchedulingPolicy
+):
+    """A gang policy: ``gang(4)`` for a leaf (pods), ``gang(min_group_count=2)`` for a
+    composite (child groups), ``gang()`` for either when a callback supplies the count.
+
+    Any integer is kept as given, so that ``validate()`` can report it; giving a leaf's count
+    to a composite (or the reverse) is a ``ValueError`` when the item is made.
     """
+    for label, value in (("min_count", min_count), ("min_group_count", min_group_count)):
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+            raise TypeError(f"gang({label}=...) takes an int, not {type(value).__name__}")
     if min_count is not None and min_group_count is not None:
         raise ValueError(
             "gang() takes min_count (a leaf) or min_group_count (a composite), not both"
         )
-    count = min_count if min_group_count is None else min_group_count
-    return SchedulingPolicy(gang=GangSchedulingPolicy(min_count=count))
+    if min_count is not None:
+        return WorkloadPodGroupSchedulingPolicy(
+            gang=WorkloadPodGroupGangSchedulingPolicy(min_count=min_count)
+        )
+    if min_group_count is not None:
+        return WorkloadCompositePodGroupSchedulingPolicy(
+            gang=WorkloadCompositePodGroupGangSchedulingPolicy(min_group_count=min_group_count)
+        )
+    return SchedulingPolicy(gang=GangSchedulingPolicy())
 
 
 PolicyArg = (
@@ -379,71 +538,49 @@ DisruptionArg = (
 ClaimArg = ResourceClaim | WorkloadPodGroupResourceClaim | Mapping[str, Any]
 
 
-def _leaf_policy(policy: PolicyArg) -> WorkloadPodGroupSchedulingPolicy:
-    if isinstance(policy, WorkloadPodGroupSchedulingPolicy):
+def _policy_block(name: str, policy: object, kind: _Kind) -> Any:
+    if isinstance(policy, kind.policy):
         return policy
-    if not isinstance(policy, SchedulingPolicy):
-        raise TypeError(
-            "a leaf's policy is gang(min_count), basic() or a WorkloadPodGroupSchedulingPolicy"
-        )
-    return WorkloadPodGroupSchedulingPolicy(
-        basic=WorkloadPodGroupBasicSchedulingPolicy() if policy.basic else None,
-        gang=WorkloadPodGroupGangSchedulingPolicy(min_count=policy.gang.min_count)
-        if policy.gang
-        else None,
-    )
-
-
-def _composite_policy(policy: PolicyArg) -> WorkloadCompositePodGroupSchedulingPolicy:
-    if isinstance(policy, WorkloadCompositePodGroupSchedulingPolicy):
-        return policy
-    if not isinstance(policy, SchedulingPolicy):
-        raise TypeError(
-            "a composite's policy is gang(min_group_count=...), basic() or a"
-            " WorkloadCompositePodGroupSchedulingPolicy"
-        )
-    return WorkloadCompositePodGroupSchedulingPolicy(
-        basic=WorkloadCompositePodGroupBasicSchedulingPolicy() if policy.basic else None,
-        gang=WorkloadCompositePodGroupGangSchedulingPolicy(min_group_count=policy.gang.min_count)
-        if policy.gang
-        else None,
-    )
-
-
-def _mode_name(mode: object, block: type) -> str:
-    if mode not in ("single", "all"):
+    other = COMPOSITE if kind is LEAF else LEAF
+    if isinstance(policy, other.policy):
+        counts = "child groups" if other is COMPOSITE else "pods"
         raise ValueError(
-            f"disruption_mode must be 'single' or 'all' (or a {block.__name__}), got {mode!r}"
+            f"{kind.what} {name!r}: {other.shorthand} counts {counts}, which only a"
+            f" {other.what} has; a {kind.what}'s gang is {kind.shorthand}"
         )
-    return str(mode)
-
-
-def _leaf_mode(mode: DisruptionArg) -> WorkloadPodGroupDisruptionMode:
-    if isinstance(mode, WorkloadPodGroupDisruptionMode):
-        return mode
-    name = _mode_name(mode, WorkloadPodGroupDisruptionMode)
-    if name == "single":
-        return WorkloadPodGroupDisruptionMode(single=WorkloadPodGroupSingleDisruptionMode())
-    return WorkloadPodGroupDisruptionMode(all=WorkloadPodGroupAllDisruptionMode())
-
-
-def _composite_mode(mode: DisruptionArg) -> WorkloadCompositePodGroupDisruptionMode:
-    if isinstance(mode, WorkloadCompositePodGroupDisruptionMode):
-        return mode
-    name = _mode_name(mode, WorkloadCompositePodGroupDisruptionMode)
-    if name == "single":
-        return WorkloadCompositePodGroupDisruptionMode(
-            single=WorkloadCompositePodGroupSingleDisruptionMode()
+    if not isinstance(policy, SchedulingPolicy):
+        raise TypeError(
+            f"a {kind.what}'s policy is {kind.shorthand}, basic() or a {kind.policy.__name__},"
+            f" not {type(policy).__name__}"
         )
-    return WorkloadCompositePodGroupDisruptionMode(all=WorkloadCompositePodGroupAllDisruptionMode())
+    if policy.gang is not None:
+        return kind.policy(gang=kind.gang(**{kind.count: policy.gang.min_count}))
+    return kind.policy(basic=kind.basic() if policy.basic is not None else None)
+
+
+def _mode_block(mode: object, kind: _Kind) -> Any:
+    if isinstance(mode, kind.mode):
+        return mode
+    if mode == "single":
+        return kind.mode(single=kind.single())
+    if mode == "all":
+        return kind.mode(all=kind.all())
+    raise ValueError(
+        f"disruption_mode must be 'single' or 'all' (or a {kind.mode.__name__}), got {mode!r}"
+    )
 
 
 def _topology(keys: Iterable[str]) -> list[TopologyConstraint]:
-    if isinstance(keys, str):
+    if isinstance(keys, str) or not isinstance(keys, Iterable):
         raise TypeError(
             "topology is a sequence of label keys, e.g. ('topology.kubernetes.io/zone',)"
         )
-    return [TopologyConstraint(key=k) for k in keys]
+    out = []
+    for key in keys:
+        if not isinstance(key, str):
+            raise TypeError(f"each topology key is a label key (str), not {type(key).__name__}")
+        out.append(TopologyConstraint(key=key))
+    return out
 
 
 def _claim(claim: ClaimArg) -> WorkloadPodGroupResourceClaim:
@@ -483,6 +620,54 @@ def _defaults(priority_class_name: str) -> SchedulingConfig | None:
     )
 
 
+def _item(
+    kind: _Kind,
+    name: str,
+    path: PathLike,
+    policy: PolicyArg | None,
+    disruption_mode: DisruptionArg | None,
+    topology: Iterable[str],
+    priority_class_name: str,
+    callbacks: Iterable[SchedulingConfigFunc],
+    claims: tuple[WorkloadPodGroupResourceClaim, ...] = (),
+    children: tuple[WorkloadItem, ...] = (),
+) -> WorkloadItem:
+    if not isinstance(name, str):
+        raise TypeError(f"a {kind.what}'s name must be a string, not {type(name).__name__}")
+    if not isinstance(priority_class_name, str):
+        raise TypeError(
+            f"priority_class_name must be a string, not {type(priority_class_name).__name__}"
+        )
+    keys = _topology(topology)
+    data = kind.data
+    blocks: dict[str, dict[str, Any]] = {
+        "policy": {data: None if policy is None else _policy_block(name, policy, kind)},
+        "constraints": {data: kind.constraints(topology=keys) if keys else None},
+        "disruption_mode": {
+            data: None if disruption_mode is None else _mode_block(disruption_mode, kind)
+        },
+    }
+    return WorkloadItem(
+        name,
+        path=as_path(path),
+        default_config=_defaults(priority_class_name),
+        input=WorkloadInput(
+            policy=PolicyInput(path_elements=STANDARD["policy"], **blocks["policy"]),
+            constraints=ConstraintsInput(
+                path_elements=STANDARD["constraints"], **blocks["constraints"]
+            ),
+            disruption_mode=DisruptionModeInput(
+                path_elements=STANDARD["disruption_mode"], **blocks["disruption_mode"]
+            ),
+            resource_claims=ResourceClaimsInput(
+                path_elements=STANDARD["resource_claims"], pod_group_data=claims
+            ),
+        ),
+        callbacks=tuple(callbacks),
+        children=children,
+    )
+
+
 def leaf(
     name: str,
     *,
@@ -495,32 +680,11 @@ def leaf(
     callbacks: Iterable[SchedulingConfigFunc] = (),
 ) -> WorkloadItem:
     """A PodGroupTemplate item with its blocks at the standard path elements."""
-    keys = _topology(topology)
-    return WorkloadItem(
-        name,
-        path=as_path(path),
-        default_config=_defaults(priority_class_name),
-        input=WorkloadInput(
-            policy=PolicyInput(
-                path_elements=STANDARD["policy"],
-                pod_group_data=None if policy is None else _leaf_policy(policy),
-            ),
-            constraints=ConstraintsInput(
-                path_elements=STANDARD["constraints"],
-                pod_group_data=WorkloadPodGroupSchedulingConstraints(topology=keys)
-                if keys
-                else None,
-            ),
-            disruption_mode=DisruptionModeInput(
-                path_elements=STANDARD["disruption_mode"],
-                pod_group_data=None if disruption_mode is None else _leaf_mode(disruption_mode),
-            ),
-            resource_claims=ResourceClaimsInput(
-                path_elements=STANDARD["resource_claims"],
-                pod_group_data=tuple(_claim(c) for c in resource_claims),
-            ),
-        ),
-        callbacks=tuple(callbacks),
+    if isinstance(resource_claims, (str, Mapping)) or not isinstance(resource_claims, Iterable):
+        raise TypeError("resource_claims is a sequence of claims (ResourceClaim or dicts)")
+    claims = tuple(_claim(c) for c in resource_claims)
+    return _item(
+        LEAF, name, path, policy, disruption_mode, topology, priority_class_name, callbacks, claims
     )
 
 
@@ -536,36 +700,21 @@ def composite(
     callbacks: Iterable[SchedulingConfigFunc] = (),
 ) -> WorkloadItem:
     """A CompositePodGroupTemplate item over ``children`` (at least one)."""
-    children = tuple(children)
-    if not children:
+    if isinstance(children, (str, Mapping)) or not isinstance(children, Iterable):
+        raise TypeError("children is a sequence of WorkloadItems")
+    kids = tuple(children)
+    if not kids:
         raise ValueError(
             f"composite {name!r} needs at least one child; an item without children is a leaf()"
         )
-    keys = _topology(topology)
-    return WorkloadItem(
+    return _item(
+        COMPOSITE,
         name,
-        path=as_path(path),
-        default_config=_defaults(priority_class_name),
-        input=WorkloadInput(
-            policy=PolicyInput(
-                path_elements=STANDARD["policy"],
-                composite_pod_group_data=None if policy is None else _composite_policy(policy),
-            ),
-            constraints=ConstraintsInput(
-                path_elements=STANDARD["constraints"],
-                composite_pod_group_data=WorkloadCompositePodGroupSchedulingConstraints(
-                    topology=keys
-                )
-                if keys
-                else None,
-            ),
-            disruption_mode=DisruptionModeInput(
-                path_elements=STANDARD["disruption_mode"],
-                composite_pod_group_data=None
-                if disruption_mode is None
-                else _composite_mode(disruption_mode),
-            ),
-        ),
-        callbacks=tuple(callbacks),
-        children=children,
+        path,
+        policy,
+        disruption_mode,
+        topology,
+        priority_class_name,
+        callbacks,
+        children=kids,
     )

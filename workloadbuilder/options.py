@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
+from .api._base import client_json
 from .api.meta_v1 import OwnerReference
 from .field import ErrorList, FieldPath
 
@@ -29,55 +30,86 @@ class DisruptionModeOption(enum.Enum):
     ALL = "All"
 
 
-def _owner(value: OwnerReference | Mapping[str, Any] | None) -> OwnerReference | None:
+OwnerLike = OwnerReference | Mapping[str, Any] | Any
+"""What ``BuildOptions(owner=...)`` takes: our ``OwnerReference``, its dict, or an owner
+reference of the official client (``V1OwnerReference``) or of lightkube."""
+
+
+def _owner(value: OwnerLike) -> OwnerReference | None:
     if value is None or isinstance(value, OwnerReference):
         return value
-    if isinstance(value, Mapping):
-        try:
-            return OwnerReference.model_validate(value)
-        except ValidationError as exc:
-            errors = ErrorList.from_pydantic(exc, FieldPath("owner"), model=OwnerReference)
-            raise ValueError(f"owner is not an OwnerReference: {errors}") from None
-    raise TypeError(
-        "owner must be an OwnerReference or its dict (see controller_ref()),"
-        f" not {type(value).__name__}"
-    )
+    data = None if isinstance(value, (str, bytes)) else client_json(value)
+    if data is None:
+        raise TypeError(
+            "owner must be an OwnerReference, its dict or a client's owner reference"
+            f" (see controller_ref()), not {type(value).__name__}"
+        )
+    try:
+        return OwnerReference.model_validate(data)
+    except ValidationError as exc:
+        errors = ErrorList.from_pydantic(exc, FieldPath("owner"), model=OwnerReference)
+        raise ValueError(f"owner is not an OwnerReference: {errors}") from None
 
 
-@dataclass(frozen=True, slots=True)
+def _options(label: str, kind: type[enum.Enum], values: Any) -> frozenset[Any]:
+    if isinstance(values, (str, bytes, enum.Enum)) or not isinstance(values, Iterable):
+        raise TypeError(f"{label} takes an iterable of {kind.__name__} values, not {values!r}")
+    out = frozenset(values)
+    wrong = [v for v in out if not isinstance(v, kind)]
+    if wrong:
+        raise TypeError(f"{label} takes {kind.__name__} values, got {wrong[0]!r}")
+    return out
+
+
+@dataclass(frozen=True, slots=True, init=False)
 class BuildOptions:
     """How to build: the Workload's name and namespace, its owner, what the controller allows.
 
     Deny by default: an empty allow-list allows nothing. ``check_api_server_rules`` (on by
     default) makes ``validate()`` also report what the API server would reject later.
+    ``owner`` takes our ``OwnerReference``, its dict, or a client's owner reference; the
+    allow-lists take any iterable of the options (both are held as given types).
     """
 
-    name: str = ""
-    namespace: str = ""
-    owner: OwnerReference | None = None
-    allowed_policies: frozenset[SchedulingPolicyOption] = frozenset()
-    allowed_disruption_modes: frozenset[DisruptionModeOption] = frozenset()
-    disable_declarative_validation: bool = False
-    check_api_server_rules: bool = True
+    name: str
+    namespace: str
+    owner: OwnerReference | None
+    allowed_policies: frozenset[SchedulingPolicyOption]
+    allowed_disruption_modes: frozenset[DisruptionModeOption]
+    disable_declarative_validation: bool
+    check_api_server_rules: bool
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        name: str = "",
+        namespace: str = "",
+        owner: OwnerLike = None,
+        allowed_policies: Iterable[SchedulingPolicyOption] = frozenset(),
+        allowed_disruption_modes: Iterable[DisruptionModeOption] = frozenset(),
+        disable_declarative_validation: bool = False,
+        check_api_server_rules: bool = True,
+    ) -> None:
         for label, value, scalar in (
-            ("name", self.name, str),
-            ("namespace", self.namespace, str),
-            ("disable_declarative_validation", self.disable_declarative_validation, bool),
-            ("check_api_server_rules", self.check_api_server_rules, bool),
+            ("name", name, str),
+            ("namespace", namespace, str),
+            ("disable_declarative_validation", disable_declarative_validation, bool),
+            ("check_api_server_rules", check_api_server_rules, bool),
         ):
             if not isinstance(value, scalar):
                 raise TypeError(f"{label} must be a {scalar.__name__}, not {type(value).__name__}")
-        object.__setattr__(self, "owner", _owner(self.owner))
-        object.__setattr__(self, "allowed_policies", frozenset(self.allowed_policies))
-        object.__setattr__(
-            self, "allowed_disruption_modes", frozenset(self.allowed_disruption_modes)
+        set_ = object.__setattr__
+        set_(self, "name", name)
+        set_(self, "namespace", namespace)
+        set_(self, "owner", _owner(owner))
+        set_(
+            self,
+            "allowed_policies",
+            _options("allowed_policies", SchedulingPolicyOption, allowed_policies),
         )
-        for label, kind, values in (
-            ("allowed_policies", SchedulingPolicyOption, self.allowed_policies),
-            ("allowed_disruption_modes", DisruptionModeOption, self.allowed_disruption_modes),
-        ):
-            wrong = [v for v in values if not isinstance(v, kind)]
-            if wrong:
-                raise TypeError(f"{label} takes {kind.__name__} values, got {wrong[0]!r}")
+        set_(
+            self,
+            "allowed_disruption_modes",
+            _options("allowed_disruption_modes", DisruptionModeOption, allowed_disruption_modes),
+        )
+        set_(self, "disable_declarative_validation", disable_declarative_validation)
+        set_(self, "check_api_server_rules", check_api_server_rules)

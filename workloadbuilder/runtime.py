@@ -6,6 +6,7 @@ import copy
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
+from .api._base import client_json
 from .api.scheduling_v1alpha3 import CompositePodGroup
 from .api.scheduling_v1beta1 import (
     CompositePodGroupTemplate,
@@ -16,10 +17,27 @@ from .api.scheduling_v1beta1 import (
 from .builder import Builder, BuildOptions
 from .naming import generate_pod_group_name
 
-__all__ = ["RuntimeObject", "instantiate", "set_scheduling_group"]
+__all__ = ["RuntimeObject", "RuntimeObjects", "instantiate", "set_scheduling_group"]
 
 RuntimeObject = PodGroup | CompositePodGroup
 _Pod = TypeVar("_Pod")
+
+
+class RuntimeObjects(list[RuntimeObject]):
+    """The runtime objects of one execution, parents first (a real ``list``), and
+    ``by_template``: each object by the name of the template it was stamped from."""
+
+    __slots__ = ()
+
+    @property
+    def by_template(self) -> dict[str, RuntimeObject]:
+        """Template name -> object, in the list's order."""
+        out: dict[str, RuntimeObject] = {}
+        for obj in self:
+            ref = obj.spec.workload_ref
+            if ref is not None:
+                out[ref.template_name] = obj
+        return out
 
 
 def instantiate(
@@ -27,7 +45,7 @@ def instantiate(
     *,
     options: BuildOptions | None = None,
     name: Callable[[str, str], str] = generate_pod_group_name,
-) -> list[RuntimeObject]:
+) -> RuntimeObjects:
     """Every PodGroup and CompositePodGroup of one execution of a Workload, parents first.
 
     ``source`` is a Builder (its Workload is built if needed) or a Workload read from the API
@@ -45,11 +63,23 @@ def instantiate(
         raise ValueError(
             "the Workload has no name: set BuildOptions(name=...) (see generate_workload_name)"
         )
-    objects: list[RuntimeObject] = []
+    if not callable(name):
+        raise TypeError(f"name must be a callable (workload, template) -> str, not {name!r}")
+
+    def checked(template: str) -> str:
+        result = name(workload_name, template)
+        if not isinstance(result, str) or not result:
+            raise TypeError(
+                f"name({workload_name!r}, {template!r}) returned {result!r}; it must return"
+                " the object's name (a non-empty str)"
+            )
+        return result
+
+    objects = RuntimeObjects()
     for leaf in workload.spec.pod_group_templates or ():
-        objects.append(builder.new_pod_group(name(workload_name, leaf.name), leaf.name))
+        objects.append(builder.new_pod_group(checked(leaf.name), leaf.name))
     for root in workload.spec.composite_pod_group_templates or ():
-        objects.extend(_composite_tree(builder, root, None, workload_name, name))
+        objects.extend(_composite_tree(builder, root, None, checked))
     return objects
 
 
@@ -57,19 +87,18 @@ def _composite_tree(
     builder: Builder,
     template: CompositePodGroupTemplate,
     parent: str | None,
-    workload_name: str,
-    name: Callable[[str, str], str],
+    name: Callable[[str], str],
 ) -> Iterator[RuntimeObject]:
-    own = name(workload_name, template.name)
+    own = name(template.name)
     # As new_composite_pod_group() / new_pod_group(), with the parent set in the same step.
     yield CompositePodGroup.model_validate(
         builder._stamped(own, template.name, leaf=False, parent=parent)
     )
     for leaf in template.pod_group_templates or ():
-        leaf_name = name(workload_name, leaf.name)
+        leaf_name = name(leaf.name)
         yield PodGroup.model_validate(builder._stamped(leaf_name, leaf.name, leaf=True, parent=own))
     for child in template.composite_pod_group_templates or ():
-        yield from _composite_tree(builder, child, own, workload_name, name)
+        yield from _composite_tree(builder, child, own, name)
 
 
 def set_scheduling_group(pod: _Pod, pod_group: PodGroup | Mapping[str, Any]) -> _Pod:
@@ -86,6 +115,8 @@ def set_scheduling_group(pod: _Pod, pod_group: PodGroup | Mapping[str, Any]) -> 
         raise ValueError("the PodGroup has no metadata.name; name it before linking pods")
     doc = _pod_dict(pod)
     meta = doc.get("metadata") or {}
+    if not isinstance(meta, Mapping) or not isinstance(doc.get("spec") or {}, Mapping):
+        raise ValueError("pod.metadata and pod.spec must be objects")
     pod_name = meta.get("name") or meta.get("generateName") or "<unnamed>"
     namespace, group_ns = meta.get("namespace"), group.metadata.namespace
     if namespace and group_ns and namespace != group_ns:
@@ -94,7 +125,10 @@ def set_scheduling_group(pod: _Pod, pod_group: PodGroup | Mapping[str, Any]) -> 
             f" {group_ns!r}: a pod can only join a group of its own namespace"
         )
     spec = doc.setdefault("spec", {})
-    current = (spec.get("schedulingGroup") or {}).get("podGroupName")
+    linked = spec.get("schedulingGroup") or {}
+    if not isinstance(linked, Mapping) or not isinstance(spec.get("resourceClaims") or [], list):
+        raise ValueError("pod.spec.schedulingGroup must be an object and resourceClaims a list")
+    current = linked.get("podGroupName")
     if current and current != group_name:
         raise ValueError(
             f"pod {pod_name!r} already belongs to PodGroup {current!r};"
@@ -110,6 +144,8 @@ def _check_claims(
 ) -> None:
     by_name = {c.name: c for c in group_claims}
     for i, claim in enumerate(pod_claims):
+        if not isinstance(claim, Mapping):
+            raise ValueError(f"pod {pod_name!r} spec.resourceClaims[{i}] must be an object")
         shared = by_name.get(claim.get("name", ""))
         if shared is None:
             continue
@@ -124,18 +160,21 @@ def _check_claims(
 
 
 def _pod_dict(pod: object) -> dict[str, Any]:
-    if isinstance(pod, Mapping):
-        return copy.deepcopy(dict(pod))
-    dump = getattr(pod, "model_dump", None)
-    if callable(dump):
-        result = dump(by_alias=True, exclude_none=True, mode="json")
-        if isinstance(result, dict):
-            return result
-    raise TypeError(f"pod must be a Pod dict or an official-client V1Pod, not {type(pod).__name__}")
+    doc = None if isinstance(pod, (str, bytes)) else client_json(pod)
+    if doc is None:
+        raise TypeError(
+            "pod must be a Pod dict, our model, an official-client V1Pod or a lightkube Pod,"
+            f" not {type(pod).__name__}"
+        )
+    return copy.deepcopy(doc)
 
 
 def _like(original: _Pod, doc: dict[str, Any]) -> _Pod:
     if isinstance(original, Mapping):
         return doc  # type: ignore[return-value]
-    result: _Pod = type(original).model_validate(doc)  # type: ignore[attr-defined]
-    return result
+    kind: Any = type(original)
+    for parse in ("model_validate", "from_dict"):  # pydantic models, lightkube objects
+        if callable(getattr(kind, parse, None)):
+            result: _Pod = getattr(kind, parse)(doc)
+            return result
+    raise TypeError(f"cannot rebuild a {kind.__name__} from its JSON")

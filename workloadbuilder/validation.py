@@ -112,6 +112,58 @@ def validate_tree(
         return ErrorList([FieldError.internal(path, f"unexpected validation failure: {exc!r}")])
 
 
+class Locations:
+    """Where each item of a tree is reported: its own ``path``, or, for an item without one,
+    the path of its template in the compiled Workload (``spec.podGroupTemplates[0]``,
+    ``spec.compositePodGroupTemplates[0].podGroupTemplates[1]``, ...), built on demand."""
+
+    def __init__(self, root: WorkloadItem) -> None:
+        self._root = root
+        self._parent: dict[int, tuple[WorkloadItem, str, int]] = {}
+        self._cache: dict[int, FieldPath] = {}
+        for item in root.walk():
+            leaves = composites = 0
+            for child in item.children:
+                if child.is_composite:
+                    self._parent[id(child)] = (item, "compositePodGroupTemplates", composites)
+                    composites += 1
+                else:
+                    self._parent[id(child)] = (item, "podGroupTemplates", leaves)
+                    leaves += 1
+
+    def of(self, item: WorkloadItem) -> FieldPath:
+        """The path errors of ``item`` are reported below."""
+        if item.path is not None:
+            return item.path
+        chain: list[WorkloadItem] = []
+        current: WorkloadItem | None = item
+        while current is not None and id(current) not in self._cache:
+            chain.append(current)
+            up = self._parent.get(id(current))
+            current = None if up is None else up[0]
+        for node in reversed(chain):
+            up = self._parent.get(id(node))
+            if up is None:
+                lists = "compositePodGroupTemplates" if node.is_composite else "podGroupTemplates"
+                path = FieldPath("spec", lists).index(0)
+            else:
+                parent, lists, index = up
+                base = parent.path if parent.path is not None else self._cache[id(parent)]
+                path = base.child(lists).index(index)
+            self._cache[id(node)] = path
+        return self._cache[id(item)]
+
+    def block(self, item: WorkloadItem, block: _BlockInput) -> FieldPath:
+        """The path of one of ``item``'s building blocks."""
+        path = self.of(item)
+        return path.child(*block.path_elements) if block.path_elements else path
+
+    def field(self, item: WorkloadItem, name: str) -> FieldPath:
+        """A template field of ``item`` (its name, its priorityClassName): the item's own
+        ``path`` when it has one, else the field of its template."""
+        return item.path if item.path is not None else self.of(item).child(name)
+
+
 def _validate(
     root: WorkloadItem | None, options: BuildOptions, old_root: WorkloadItem | None
 ) -> ErrorList:
@@ -119,50 +171,57 @@ def _validate(
         return ErrorList(
             [FieldError.invalid(None, None, "invalid builder: missing root WorkloadItem")]
         )
+    where = Locations(root)
     if old_root is not None and old_root.name != root.name:
         detail = (
             f"old root name {go_quote(old_root.name)} does not match new root name"
             f" {go_quote(root.name)}"
         )
-        return ErrorList([FieldError.internal(root.path, detail)])
+        return ErrorList([FieldError.internal(where.of(root), detail)])
     try:
         check_tree(root)
     except TreeError as exc:
-        where = exc.item.path if exc.item is not None and exc.item.path is not None else root.path
-        return ErrorList([FieldError.internal(where, str(exc))])
+        item = exc.item if exc.item is not None and exc.item.path is not None else root
+        return ErrorList([FieldError.internal(where.of(item), str(exc))])
     errors = ErrorList()
     resolved: dict[str, SchedulingConfig] = {}
+    declarative = not options.disable_declarative_validation
     for item, old in _pairs(root, old_root):
         item_errors = ErrorList()
-        if not options.disable_declarative_validation:
-            item_errors.extend(_declarative(item, old))
+        if declarative:
+            item_errors.extend(_declarative(item, old, where))
+        user = item.user_config()
         try:
-            config = item.resolve()
+            config = item.resolve(user)
         except Exception as exc:
             item_errors.append(
                 FieldError.internal(
-                    item.path, f"resolving workload item {go_quote(item.name)}: {exc}"
+                    where.of(item), f"resolving workload item {go_quote(item.name)}: {exc}"
                 )
             )
         else:
             resolved[item.name] = config
-            item_errors.extend(_allow_lists(item, config, options))
+            item_errors.extend(_allow_lists(item, config, options, where))
             if options.check_api_server_rules and not _ratcheted(item, old, config):
-                item_errors.extend(_resolved_rules(item, config))
-        errors.extend(_relocated(item, item_errors))
+                seen = user if declarative else SchedulingConfig()
+                item_errors.extend(_resolved_rules(item, config, seen, where))
+        errors.extend(_relocated(item, item_errors, where))
     if options.check_api_server_rules:
-        errors.extend(_tree_rules(root, resolved, options))
-    return _deduplicated(errors)
+        errors.extend(_tree_rules(root, resolved, options, where))
+    return errors
 
 
 def _pairs(
-    item: WorkloadItem, old: WorkloadItem | None
+    root: WorkloadItem, old_root: WorkloadItem | None
 ) -> Iterator[tuple[WorkloadItem, WorkloadItem | None]]:
-    """Each item with its old counterpart: the same name at the same level, as upstream."""
-    yield item, old
-    old_children = {c.name: c for c in old.children} if old is not None else {}
-    for child in item.children:
-        yield from _pairs(child, old_children.get(child.name))
+    """Each item with its old counterpart: the same name at the same level, as upstream.
+    Depth first, in child order, without recursion (trees may be deep)."""
+    stack: list[tuple[WorkloadItem, WorkloadItem | None]] = [(root, old_root)]
+    while stack:
+        item, old = stack.pop()
+        yield item, old
+        old_children = {c.name: c for c in old.children} if old is not None else {}
+        stack.extend((child, old_children.get(child.name)) for child in reversed(item.children))
 
 
 def _ratcheted(item: WorkloadItem, old: WorkloadItem | None, config: SchedulingConfig) -> bool:
@@ -175,7 +234,7 @@ def _ratcheted(item: WorkloadItem, old: WorkloadItem | None, config: SchedulingC
         return False
 
 
-def _declarative(item: WorkloadItem, old: WorkloadItem | None) -> ErrorList:
+def _declarative(item: WorkloadItem, old: WorkloadItem | None, where: Locations) -> ErrorList:
     errors = ErrorList()
     new_in, old_in = item.input, old.input if old is not None else None
     data = "composite_pod_group_data" if item.is_composite else "pod_group_data"
@@ -188,20 +247,22 @@ def _declarative(item: WorkloadItem, old: WorkloadItem | None) -> ErrorList:
         value = getattr(block, data)
         if value is not None:
             old_value = getattr(getattr(old_in, block_name), data) if old_in else None
-            errors.extend(check(value, old_value, item.block_path(block)))
+            errors.extend(check(value, old_value, where.block(item, block)))
     claims = new_in.resource_claims
     if claims.pod_group_data:
-        path = item.block_path(claims) or FieldPath("resourceClaims")
+        path = where.block(item, claims)
         old_claims = {c.name: c for c in old_in.resource_claims.pod_group_data} if old_in else {}
         for i, claim in enumerate(claims.pod_group_data):
             errors.extend(validate_claim(claim, old_claims.get(claim.name), path.index(i)))
     return errors
 
 
-def _allow_lists(item: WorkloadItem, config: SchedulingConfig, options: BuildOptions) -> ErrorList:
+def _allow_lists(
+    item: WorkloadItem, config: SchedulingConfig, options: BuildOptions, where: Locations
+) -> ErrorList:
     errors = ErrorList()
-    policy_path = item.block_path(item.input.policy)
-    mode_path = item.block_path(item.input.disruption_mode)
+    policy_path = where.block(item, item.input.policy)
+    mode_path = where.block(item, item.input.disruption_mode)
     policy, mode = config.policy, config.disruption_mode
     if policy is not None:
         if (
@@ -249,15 +310,20 @@ def _allow_lists(item: WorkloadItem, config: SchedulingConfig, options: BuildOpt
     return errors
 
 
-def _resolved_rules(item: WorkloadItem, config: SchedulingConfig) -> ErrorList:
-    """What the API server would reject in this item's compiled template."""
+def _resolved_rules(
+    item: WorkloadItem, config: SchedulingConfig, seen: SchedulingConfig, where: Locations
+) -> ErrorList:
+    """What the API server would reject in this item's compiled template.
+
+    ``seen`` is what declarative validation already checked (the item's own blocks): a value
+    the config took from there unchanged is not checked twice.
+    """
     errors = ErrorList()
-    name_path = item.path
-    errors.extend(format_errors(name_path or FieldPath("name"), item.name, dns_label_errors))
+    errors.extend(format_errors(where.field(item, "name"), item.name, dns_label_errors))
     policy = config.policy
     if policy is not None and policy.gang is not None:  # gang wins when both are set
         count_field = "minGroupCount" if item.is_composite else "minCount"
-        count_path = _below(item.block_path(item.input.policy), "gang", count_field)
+        count_path = where.block(item, item.input.policy).child("gang", count_field)
         if policy.gang.min_count is None:
             errors.append(
                 FieldError.required(
@@ -265,32 +331,35 @@ def _resolved_rules(item: WorkloadItem, config: SchedulingConfig) -> ErrorList:
                     f"gang scheduling requires {count_field} to be set after resolution",
                 )
             )
-        else:
+        elif policy != seen.policy:
             errors.extend(count_errors(count_path, policy.gang.min_count))
-    if config.constraints is not None and config.constraints.topology:
-        topology = [TopologyConstraint(key=k) for k in config.constraints.topology]
-        path = _below(item.block_path(item.input.constraints), "topology")
+    constraints = config.constraints
+    if constraints is not None and constraints.topology and constraints != seen.constraints:
+        topology = [TopologyConstraint(key=k) for k in constraints.topology]
+        path = where.block(item, item.input.constraints).child("topology")
         errors.extend(validate_topology(topology, None, path))
     claims = config.resource_claims
     if claims:
-        path = item.block_path(item.input.resource_claims) or FieldPath("resourceClaims")
+        path = where.block(item, item.input.resource_claims)
         if len(claims) > MAX_CLAIMS:
             errors.append(FieldError.too_many(path, len(claims), MAX_CLAIMS))
-        seen: set[str] = set()
+        seen_names: set[str] = set()
         for i, claim in enumerate(claims):
-            if claim.name in seen:
+            if claim.name in seen_names:
                 errors.append(FieldError.duplicate(path.index(i), claim.name))
-            seen.add(claim.name)
-            block = WorkloadPodGroupResourceClaim(
-                name=claim.name,
-                resource_claim_name=claim.resource_claim_name,
-                resource_claim_template_name=claim.resource_claim_template_name,
-            )
-            errors.extend(validate_claim(block, None, path.index(i)))
+            seen_names.add(claim.name)
+        if claims != seen.resource_claims:
+            for i, claim in enumerate(claims):
+                block = WorkloadPodGroupResourceClaim(
+                    name=claim.name,
+                    resource_claim_name=claim.resource_claim_name,
+                    resource_claim_template_name=claim.resource_claim_template_name,
+                )
+                errors.extend(validate_claim(block, None, path.index(i)))
     if config.priority_class_name:
         errors.extend(
             format_errors(
-                item.path or FieldPath("priorityClassName"),
+                where.field(item, "priorityClassName"),
                 config.priority_class_name,
                 dns_subdomain_errors,
             )
@@ -298,12 +367,11 @@ def _resolved_rules(item: WorkloadItem, config: SchedulingConfig) -> ErrorList:
     return errors
 
 
-def _below(path: FieldPath | None, *names: str) -> FieldPath:
-    return FieldPath(*names) if path is None else path.child(*names)
-
-
 def _tree_rules(
-    root: WorkloadItem, resolved: dict[str, SchedulingConfig], options: BuildOptions
+    root: WorkloadItem,
+    resolved: dict[str, SchedulingConfig],
+    options: BuildOptions,
+    where: Locations,
 ) -> ErrorList:
     """Rules over the whole compiled tree: list sizes, depth, one priority, the Workload's
     name and namespace."""
@@ -316,7 +384,7 @@ def _tree_rules(
         errors.extend(
             format_errors(FieldPath("metadata", "namespace"), options.namespace, dns_label_errors)
         )
-    _check_shape(root, 1, errors)
+    _check_shape(root, 1, errors, where)
     # Items that failed to resolve were reported already; the others must agree.
     first: str | None = None
     for item in root.walk():
@@ -326,18 +394,18 @@ def _tree_rules(
         if first is None:
             first = config.priority_class_name
         elif config.priority_class_name != first:
-            errors.append(FieldError.invalid(item.path, None, PRIORITY_MESSAGE))
+            errors.append(FieldError.invalid(where.of(item), None, PRIORITY_MESSAGE))
             break
     return errors
 
 
-def _check_shape(item: WorkloadItem, depth: int, errors: ErrorList) -> None:
+def _check_shape(item: WorkloadItem, depth: int, errors: ErrorList, where: Locations) -> None:
     if not item.is_composite:
         return
     if depth >= MAX_TREE_DEPTH:
         errors.append(
             FieldError.invalid(
-                item.path, item.name, f"maximum template hierarchy depth is {MAX_TREE_DEPTH}"
+                where.of(item), item.name, f"maximum template hierarchy depth is {MAX_TREE_DEPTH}"
             )
         )
         return
@@ -345,12 +413,12 @@ def _check_shape(item: WorkloadItem, depth: int, errors: ErrorList) -> None:
     composites = len(item.children) - leaves
     for count in (leaves, composites):
         if count > MAX_TEMPLATES_PER_LIST:
-            errors.append(FieldError.too_many(item.path, count, MAX_TEMPLATES_PER_LIST))
+            errors.append(FieldError.too_many(where.of(item), count, MAX_TEMPLATES_PER_LIST))
     for child in item.children:
-        _check_shape(child, depth + 1, errors)
+        _check_shape(child, depth + 1, errors, where)
 
 
-def _relocated(item: WorkloadItem, errors: ErrorList) -> ErrorList:
+def _relocated(item: WorkloadItem, errors: ErrorList, where: Locations) -> ErrorList:
     """Move errors inside a block to the controller's own fields named by ``field_paths``."""
     blocks: list[_BlockInput] = [
         item.input.policy,
@@ -358,7 +426,7 @@ def _relocated(item: WorkloadItem, errors: ErrorList) -> ErrorList:
         item.input.disruption_mode,
         item.input.resource_claims,
     ]
-    mappings = [(str(item.block_path(b) or ""), b.field_paths) for b in blocks if b.field_paths]
+    mappings = [(str(where.block(item, b)), b.field_paths) for b in blocks if b.field_paths]
     if not mappings:
         return errors
     out = ErrorList()
@@ -377,14 +445,3 @@ def _relocate(err: FieldError, mappings: list[tuple[str, Mapping[str, FieldPath]
                 rest = relative[len(inner) :]
                 return err.with_field(str(target) + rest)
     return err
-
-
-def _deduplicated(errors: ErrorList) -> ErrorList:
-    seen: set[tuple[object, ...]] = set()
-    out = ErrorList()
-    for err in errors:
-        key = (err.type, err.field, err.detail, repr(err.bad_value))
-        if key not in seen:
-            seen.add(key)
-            out.append(err)
-    return out

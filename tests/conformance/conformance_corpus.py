@@ -440,10 +440,10 @@ def _nested(obj: K8sModel, path: str) -> Iterator[tuple[str, K8sModel]]:
     yield path, obj
     for name in type(obj).model_fields:
         value = getattr(obj, name)
-        items = value if isinstance(value, list) else [value]
+        items = value if isinstance(value, (list, tuple)) else [value]
         for i, item in enumerate(items):
             if isinstance(item, K8sModel):
-                sub = f"{path}.{name}" + (f"[{i}]" if isinstance(value, list) else "")
+                sub = f"{path}.{name}" + (f"[{i}]" if isinstance(value, (list, tuple)) else "")
                 yield from _nested(item, sub)
 
 

@@ -85,14 +85,21 @@ CONSTRUCTION: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
         "leaf policy",
         lambda: leaf("a", policy="gang"),
         TypeError,
-        "a leaf's policy is gang(min_count), basic() or a WorkloadPodGroupSchedulingPolicy",
+        "a leaf's policy is gang(min_count), basic() or a WorkloadPodGroupSchedulingPolicy,"
+        " not str",
+    ),
+    (
+        "count text",
+        lambda: leaf("a", policy=gang("4")),  # type: ignore[call-overload]
+        TypeError,
+        "gang(min_count=...) takes an int, not str",
     ),
     (
         "composite policy",
         lambda: composite("x", [leaf("a")], policy=GangSchedulingPolicy(2)),
         TypeError,
         "a composite's policy is gang(min_group_count=...), basic() or a"
-        " WorkloadCompositePodGroupSchedulingPolicy",
+        " WorkloadCompositePodGroupSchedulingPolicy, not GangSchedulingPolicy",
     ),
     (
         "disruption_mode",
@@ -167,7 +174,8 @@ CONSTRUCTION: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
         "owner",
         lambda: BuildOptions(owner=3),
         TypeError,
-        "owner must be an OwnerReference or its dict (see controller_ref()), not int",
+        "owner must be an OwnerReference, its dict or a client's owner reference"
+        " (see controller_ref()), not int",
     ),
     ("name", lambda: BuildOptions(name=3), TypeError, "name must be a str, not int"),
     (
@@ -233,13 +241,9 @@ def test_misuse_at_construction(
             lambda: leaf("a", resource_claims=[{"nme": "x"}]),
             ("WorkloadPodGroupResourceClaim", "name"),
         ),
-        (
-            lambda: leaf("a", policy=gang("4")),
-            ("WorkloadPodGroupGangSchedulingPolicy", "min_count"),
-        ),
         (lambda: BuildOptions(owner={"kind": "Job"}), ("OwnerReference", "apiVersion")),
     ],
-    ids=["claim dict", "count text", "owner dict"],
+    ids=["claim dict", "owner dict"],
 )
 def test_malformed_blocks_are_value_errors_naming_the_field(
     make: Callable[[], Any], words: tuple[str, ...]

@@ -28,5 +28,5 @@ def test_wide_case_is_the_widest_accepted_shape_and_matches() -> None:
     )
     wider = composite("root", [*tree.children, composite("g8", [leaf("g8-w")])])
     assert rendered(Builder(wider, bench_core.OPTIONS).validate()) == [
-        "<nil>: Too many: 9: must have at most 8 items"
+        "spec.compositePodGroupTemplates[0]: Too many: 9: must have at most 8 items"
     ]

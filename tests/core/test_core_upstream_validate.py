@@ -45,6 +45,9 @@ from workloadbuilder.item import (
 )
 
 SCHEDULING = FieldPath("spec", "scheduling")
+# Upstream reports an item without a Path at a nil path ("<nil>"); we report it at its
+# template in the compiled Workload (docs/builder.md, "Differences from upstream").
+NO_PATH = "spec.podGroupTemplates[0]"
 BASIC, GANG = SchedulingPolicyOption.BASIC, SchedulingPolicyOption.GANG
 SINGLE, ALL = DisruptionModeOption.SINGLE, DisruptionModeOption.ALL
 
@@ -152,7 +155,7 @@ CASES = [
     Case(
         "basic forbidden when not allow-listed",
         WorkloadItem("job", input=WorkloadInput(policy=basic())),
-        ["<nil>: Forbidden: basic scheduling policy is not supported by this controller"],
+        [f"{NO_PATH}: Forbidden: basic scheduling policy is not supported by this controller"],
         [ErrorType.FORBIDDEN],
         policies=frozenset({GANG}),
     ),
@@ -165,7 +168,7 @@ CASES = [
     Case(
         "gang forbidden when not allow-listed",
         WorkloadItem("job", input=WorkloadInput(policy=gang())),
-        ["<nil>: Forbidden: gang scheduling policy is not supported by this controller"],
+        [f"{NO_PATH}: Forbidden: gang scheduling policy is not supported by this controller"],
         [ErrorType.FORBIDDEN],
         policies=frozenset({BASIC}),
     ),
@@ -180,7 +183,7 @@ CASES = [
     Case(
         "all disruption forbidden when not allow-listed",
         WorkloadItem("job", input=WorkloadInput(policy=gang(), disruption_mode=all_disruption())),
-        ["<nil>: Forbidden: the disruptionMode `all` is not supported by this controller"],
+        [f"{NO_PATH}: Forbidden: the disruptionMode `all` is not supported by this controller"],
         [ErrorType.FORBIDDEN],
         modes=frozenset({SINGLE}),
     ),
@@ -188,7 +191,7 @@ CASES = [
         "basic with all disruption is rejected by cross-field rule",
         WorkloadItem("job", input=WorkloadInput(policy=basic(), disruption_mode=all_disruption())),
         [
-            '<nil>: Invalid value: "": the disruptionMode `all` is not supported with the'
+            f'{NO_PATH}: Invalid value: "": the disruptionMode `all` is not supported with the'
             " Basic scheduling policy"
         ],
         [ErrorType.INVALID],
@@ -205,9 +208,13 @@ CASES = [
         [ErrorType.INVALID],
     ),
     Case(
-        "nil item Path reports building-block errors without a root prefix",
+        # Upstream: "nil item Path reports building-block errors without a root prefix".
+        "an item without a path reports building-block errors below its template",
         with_gang("job", 0),
-        ["schedulingPolicy.gang.minCount: Invalid value: 0: must be greater than or equal to 1"],
+        [
+            f"{NO_PATH}.schedulingPolicy.gang.minCount: Invalid value: 0: must be greater"
+            " than or equal to 1"
+        ],
         [ErrorType.INVALID],
     ),
     Case(

@@ -49,6 +49,16 @@ def pod_group(
     }
 
 
+def pod(name: str = "p", **meta: Any) -> dict[str, Any]:
+    """A v1 Pod with one container; ``meta`` adds to its metadata."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, **meta},
+        "spec": {"containers": [{"name": "c", "image": "busybox"}]},
+    }
+
+
 @dataclass
 class Reply:
     """A raw HTTP answer."""

@@ -108,7 +108,12 @@ def composite_group(**spec: Any) -> dict[str, Any]:
 def pod(**spec: Any) -> dict[str, Any]:
     """A v1 Pod ``ml/train-0`` with ``spec`` additions."""
     body = {"containers": [{"name": "main", "image": "busybox"}], **spec}
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "train-0"}, "spec": body}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "train-0", "namespace": "ml"},
+        "spec": body,
+    }
 
 
 def job(scheduling: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -117,7 +122,12 @@ def job(scheduling: dict[str, Any] | None = None) -> dict[str, Any]:
     spec: dict[str, Any] = {"parallelism": 4, "template": template}
     if scheduling is not None:
         spec["scheduling"] = scheduling
-    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "train"}, "spec": spec}
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "train", "namespace": "ml"},
+        "spec": spec,
+    }
 
 
 GANG_4 = {"schedulingPolicy": {"gang": {"minCount": 4}}}

@@ -79,8 +79,15 @@ def test_status_subresources() -> None:
     assert has_status_subresource("", "Pod")
 
 
-def test_other_groups_are_not_checked() -> None:
-    assert validate_object("batch", "v1", "Job", {}, None, frozenset()) == []
+def test_other_groups_get_only_the_metadata_rules() -> None:
+    meta = {"metadata": {"name": "d", "namespace": "ml"}}
+    assert validate_object("apps", "v1", "Deployment", meta, None, frozenset()) == []
+    assert [
+        c["field"] for c in validate_object("apps", "v1", "Deployment", {}, None, frozenset())
+    ] == [
+        "metadata.name",
+        "metadata.namespace",
+    ]
 
 
 def test_metadata_name_is_immutable() -> None:

@@ -15,20 +15,11 @@ from typing import Any
 
 import aiohttp
 import pytest
-from server_helpers import APPLY, PG_PATH, Reply, bounded, call, pod_group
+from server_helpers import APPLY, PG_PATH, Reply, bounded, call, pod, pod_group
 
 from workloadbuilder.testing import FakeAPIServer
 
 POD_PATH = "/api/v1/namespaces/default/pods"
-
-
-def pod(name: str = "p", **meta: Any) -> dict[str, Any]:
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name, **meta},
-        "spec": {"containers": [{"name": "c", "image": "busybox"}]},
-    }
 
 
 def assert_status(reply: Reply, code: int, reason: str, message: str | None = None) -> None:
@@ -122,6 +113,86 @@ async def test_wrong_json_types_in_metadata_are_400_and_store_nothing(
     reply = await call(fake_apiserver, "POST", POD_PATH, body)
     assert_status(reply, 400, "BadRequest", message)
     assert fake_apiserver.list_objects("", "v1", "pods", "default") == []
+    await assert_store_healthy(fake_apiserver)
+
+
+WORKLOADS = "/apis/scheduling.k8s.io/v1beta1/namespaces/default/workloads"
+
+
+def workload(templates: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "scheduling.k8s.io/v1beta1",
+        "kind": "Workload",
+        "metadata": {"name": "w"},
+        "spec": {"podGroupTemplates": templates},
+    }
+
+
+GANG = {"gang": {"minCount": 1}}
+SPEC_TYPES = [
+    (
+        WORKLOADS,
+        workload("x"),
+        "Workload",
+        "json: cannot unmarshal string into Go struct field WorkloadSpec.spec.podGroupTemplates "
+        "of type []v1beta1.PodGroupTemplate",
+    ),
+    (
+        WORKLOADS,
+        workload([{"name": ["a"], "schedulingPolicy": GANG}]),  # a list-map key that is a list
+        "Workload",
+        "json: cannot unmarshal array into Go struct field "
+        "PodGroupTemplate.spec.podGroupTemplates.name of type string",
+    ),
+    (
+        PG_PATH,
+        {**pod_group(), "spec": 5},
+        "PodGroup",
+        "json: cannot unmarshal number into Go struct field PodGroup.spec of type "
+        "v1beta1.PodGroupSpec",
+    ),
+    (
+        PG_PATH,
+        pod_group(min_count="2"),  # type: ignore[arg-type]
+        "PodGroup",
+        "json: cannot unmarshal string into Go struct field "
+        "GangSchedulingPolicy.spec.schedulingPolicy.gang.minCount of type int32",
+    ),
+    (
+        PG_PATH,
+        pod_group(min_count=2**40),
+        "PodGroup",
+        f"json: cannot unmarshal number {2**40} into Go struct field "
+        "GangSchedulingPolicy.spec.schedulingPolicy.gang.minCount of type int32",
+    ),
+    (
+        PG_PATH,
+        {**pod_group(), "status": {"conditions": [{"type": 1, "status": "True"}]}},
+        "PodGroup",
+        "json: cannot unmarshal number into Go struct field Condition.status.conditions.type "
+        "of type string",
+    ),
+]
+
+
+@bounded()
+@pytest.mark.parametrize(("path", "body", "kind", "detail"), SPEC_TYPES)
+async def test_wrong_json_types_in_the_body_of_modelled_kinds_are_400(
+    fake_apiserver: FakeAPIServer, path: str, body: dict[str, Any], kind: str, detail: str
+) -> None:
+    message = f'{kind} in version "v1beta1" cannot be handled as a {kind}: {detail}'
+    assert_status(await call(fake_apiserver, "POST", path, body), 400, "BadRequest", message)
+    name = body["metadata"]["name"]
+    applied = await call(
+        fake_apiserver,
+        "PATCH",
+        f"{path}/{name}",
+        body,
+        content_type=APPLY,
+        params={"fieldManager": "m"},
+    )
+    assert_status(applied, 400, "BadRequest", message)
+    assert (await call(fake_apiserver, "GET", path)).json()["items"] == []
     await assert_store_healthy(fake_apiserver)
 
 

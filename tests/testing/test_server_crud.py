@@ -26,8 +26,10 @@ async def test_discovery(fake_apiserver: FakeAPIServer) -> None:
     assert api["kind"] == "APIVersions" and api["versions"] == ["v1"]
     groups = (await call(fake_apiserver, "GET", "/apis")).json()
     sched = next(g for g in groups["groups"] if g["name"] == SCHED)
-    assert [v["version"] for v in sched["versions"]] == ["v1beta1", "v1alpha3"]
-    assert sched["preferredVersion"]["version"] == "v1beta1"
+    # PriorityClass (scheduling.k8s.io/v1) is served beside the workload versions, and v1 is
+    # the group's preferred version, as observed on a real server.
+    assert [v["version"] for v in sched["versions"]] == ["v1", "v1beta1", "v1alpha3"]
+    assert sched["preferredVersion"]["version"] == "v1"
     v1b1 = (await call(fake_apiserver, "GET", "/apis/scheduling.k8s.io/v1beta1")).json()
     assert [r["name"] for r in v1b1["resources"]] == ["workloads", "podgroups", "podgroups/status"]
     v1a3 = (await call(fake_apiserver, "GET", "/apis/scheduling.k8s.io/v1alpha3")).json()
@@ -46,10 +48,11 @@ async def test_discovery(fake_apiserver: FakeAPIServer) -> None:
 
 
 @bounded()
-async def test_generic_workload_off_serves_no_scheduling_group() -> None:
+async def test_generic_workload_off_serves_no_workload_versions() -> None:
     async with FakeAPIServer(feature_gates={"GenericWorkload": False}) as server:
         groups = (await call(server, "GET", "/apis")).json()["groups"]
-        assert SCHED not in [g["name"] for g in groups]
+        sched = next(g for g in groups if g["name"] == SCHED)
+        assert [v["version"] for v in sched["versions"]] == ["v1"]  # PriorityClass only
         for path in ["/apis/scheduling.k8s.io/v1beta1", f"{PG_PATH}/pg", PG_PATH]:
             reply = await call(server, "GET", path)
             assert reply.status == 404
@@ -101,6 +104,7 @@ async def test_metadata_on_create(fake_apiserver: FakeAPIServer) -> None:
 
 @bounded()
 async def test_list_with_selectors(fake_apiserver: FakeAPIServer) -> None:
+    fake_apiserver.create_object("", "v1", "namespaces", {"metadata": {"name": "other"}})
     for obj in [
         labelled("a", app="x", tier="web"),
         labelled("b", app="y"),
@@ -393,13 +397,12 @@ async def test_finalizers_delay_deletion(fake_apiserver: FakeAPIServer) -> None:
 async def test_namespaces(fake_apiserver: FakeAPIServer) -> None:
     listed = (await call(fake_apiserver, "GET", "/api/v1/namespaces")).json()
     assert [n["metadata"]["name"] for n in listed["items"]] == ["default"]
-    # objects may be created in a namespace that does not exist
+    ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}}
+    assert (await call(fake_apiserver, "POST", "/api/v1/namespaces", ns)).status == 201
     ns_path = PG_PATH.replace("default", "team-a")
     assert (
         await call(fake_apiserver, "POST", ns_path, pod_group(namespace="team-a"))
     ).status == 201
-    ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}}
-    assert (await call(fake_apiserver, "POST", "/api/v1/namespaces", ns)).status == 201
     deleted = await call(fake_apiserver, "DELETE", "/api/v1/namespaces/team-a")
     assert deleted.status == 200 and deleted.json()["kind"] == "Namespace"
     assert fake_apiserver.list_objects(SCHED, "v1beta1", "podgroups", "team-a") == []

@@ -200,3 +200,18 @@ def test_reapplying_the_last_configuration_is_a_no_op(
             "scheduling.k8s.io", "v1beta1", "podgroups", obj, field_manager=manager, force=True
         )
         assert again == result
+
+
+def test_prune_ignores_paths_it_cannot_follow() -> None:
+    from workloadbuilder.testing.engine.unknown_fields import prune
+
+    obj = {"spec": {"a": 1, "[x]": 2, "items": [{"b": 1}]}}
+    prune(obj, "")
+    prune(obj, "spec.items[5].b")
+    assert obj == {"spec": {"a": 1, "[x]": 2, "items": [{"b": 1}]}}
+    prune(obj, "spec.[x]")
+    prune(obj, "spec.items[0].b")
+    assert obj == {"spec": {"a": 1, "items": [{}]}}
+    meta = {"metadata": {"": None, "name": "n"}}
+    prune(meta, "metadata.")
+    assert meta == {"metadata": {"name": "n"}}

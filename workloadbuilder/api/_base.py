@@ -13,6 +13,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainSerializer,
+    PlainValidator,
     StrictBool,
     StrictInt,
     StrictStr,
@@ -27,7 +28,9 @@ __all__ = [
     "K8sUnion",
     "OptList",
     "OptMap",
+    "OptTuple",
     "Time",
+    "client_json",
     "yaml_document",
 ]
 
@@ -50,20 +53,68 @@ def _none_if_empty(value: Any) -> Any:
 OptList = Annotated[list[_T] | None, AfterValidator(_none_if_empty)]
 """An ``omitempty`` list: an empty list is held as ``None`` so it is never emitted."""
 
+OptTuple = Annotated[tuple[_T, ...] | None, AfterValidator(_none_if_empty)]
+"""An ``omitempty`` list held as a tuple (in frozen building blocks); empty is ``None``."""
+
 OptMap = Annotated[dict[str, _T] | None, AfterValidator(_none_if_empty)]
 """An ``omitempty`` map: an empty map is held as ``None`` so it is never emitted."""
 
 
-def _utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+_RFC3339 = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})"
+)
+
+
+def _time(value: Any) -> datetime:
+    """A ``metav1.Time``: an RFC 3339 string (or a ``datetime``), in UTC."""
+    if isinstance(value, str):
+        if not _RFC3339.fullmatch(value):
+            raise ValueError("must be an RFC 3339 timestamp such as 2026-09-20T10:00:00Z")
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(f"{value!r} is not a valid date and time") from None
+    if not isinstance(value, datetime):
+        raise ValueError("must be an RFC 3339 timestamp string such as 2026-09-20T10:00:00Z")
+    try:
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    except OverflowError:
+        raise ValueError("is out of range: years 0001 to 9999 in UTC") from None
+
+
+def _time_json(value: datetime) -> str:
+    return (
+        f"{value.year:04d}-{value.month:02d}-{value.day:02d}"
+        f"T{value.hour:02d}:{value.minute:02d}:{value.second:02d}Z"
+    )
 
 
 Time = Annotated[
     datetime,
-    AfterValidator(_utc),
-    PlainSerializer(lambda d: d.strftime("%Y-%m-%dT%H:%M:%SZ"), return_type=str, when_used="json"),
+    PlainValidator(_time, json_schema_input_type=str),
+    PlainSerializer(_time_json, return_type=str, when_used="json"),
 ]
-"""``metav1.Time``: RFC 3339 in UTC with second precision, as the API server writes it."""
+"""``metav1.Time``: RFC 3339 in UTC with second precision and ``Z``, as the API server writes
+it (``2026-09-20T10:00:00Z``)."""
+
+
+def client_json(obj: object) -> dict[str, Any] | None:
+    """The Kubernetes JSON of ``obj`` when it is a dict, one of our models, an official-client
+    model or a lightkube object; ``None`` for anything else."""
+    if isinstance(obj, Mapping):
+        return dict(obj)
+    if isinstance(obj, K8sModel):
+        return obj.to_dict()
+    for method, kwargs in (
+        ("model_dump", {"by_alias": True, "exclude_none": True, "mode": "json"}),
+        ("to_dict", {}),
+    ):
+        convert = getattr(obj, method, None)
+        if callable(convert):
+            result = convert(**kwargs)
+            if isinstance(result, Mapping):
+                return dict(result)
+    return None
 
 
 _PRINTABLE_ASCII = re.compile(r"[ -~]*")

@@ -8,11 +8,12 @@ integer is kept) so that ``validate()`` can report problems at the controller's 
 
 from __future__ import annotations
 
+import json
 from typing import Literal
 
-from pydantic import Field, StrictInt
+from pydantic import ConfigDict, Field, StrictInt
 
-from ._base import Int32, K8sModel, OptList, Str
+from ._base import Int32, K8sModel, OptList, OptTuple, Str
 from .meta_v1 import Condition, ListMeta, ObjectMeta
 from .scheduling_v1beta1 import (
     AllCompositeDisruptionMode,
@@ -180,45 +181,54 @@ class CompositePodGroupList(K8sModel):
 # Building blocks for a leaf group (as a controller embeds them in its own API).
 
 
-class WorkloadPodGroupBasicSchedulingPolicy(K8sModel):
+class _Block(K8sModel):
+    """A building block: a frozen value (a WorkloadItem holds it), hashable by its JSON."""
+
+    model_config = ConfigDict(frozen=True)
+
+    def __hash__(self) -> int:
+        return hash(json.dumps(self.to_dict(), sort_keys=True))
+
+
+class WorkloadPodGroupBasicSchedulingPolicy(_Block):
     """Building block: basic scheduling."""
 
 
-class WorkloadPodGroupGangSchedulingPolicy(K8sModel):
+class WorkloadPodGroupGangSchedulingPolicy(_Block):
     """Building block: gang scheduling; ``min_count`` may be left to the controller's default."""
 
     min_count: StrictInt | None = None
 
 
-class WorkloadPodGroupSchedulingPolicy(K8sModel):
+class WorkloadPodGroupSchedulingPolicy(_Block):
     """Building block: one of ``basic`` / ``gang`` (checked by ``validate()``, not here)."""
 
     basic: WorkloadPodGroupBasicSchedulingPolicy | None = None
     gang: WorkloadPodGroupGangSchedulingPolicy | None = None
 
 
-class WorkloadPodGroupSchedulingConstraints(K8sModel):
+class WorkloadPodGroupSchedulingConstraints(_Block):
     """Building block: topology constraints of a pod group."""
 
-    topology: OptList[TopologyConstraint] = None
+    topology: OptTuple[TopologyConstraint] = None
 
 
-class WorkloadPodGroupSingleDisruptionMode(K8sModel):
+class WorkloadPodGroupSingleDisruptionMode(_Block):
     """Building block: disrupt pods one at a time."""
 
 
-class WorkloadPodGroupAllDisruptionMode(K8sModel):
+class WorkloadPodGroupAllDisruptionMode(_Block):
     """Building block: disrupt the group as a whole."""
 
 
-class WorkloadPodGroupDisruptionMode(K8sModel):
+class WorkloadPodGroupDisruptionMode(_Block):
     """Building block: one of ``single`` / ``all`` (checked by ``validate()``, not here)."""
 
     single: WorkloadPodGroupSingleDisruptionMode | None = None
     all: WorkloadPodGroupAllDisruptionMode | None = None
 
 
-class WorkloadPodGroupResourceClaim(K8sModel):
+class WorkloadPodGroupResourceClaim(_Block):
     """Building block: a DRA claim shared by the group (references checked by ``validate()``)."""
 
     name: Str
@@ -229,38 +239,38 @@ class WorkloadPodGroupResourceClaim(K8sModel):
 # Building blocks for a composite group.
 
 
-class WorkloadCompositePodGroupBasicSchedulingPolicy(K8sModel):
+class WorkloadCompositePodGroupBasicSchedulingPolicy(_Block):
     """Building block: children scheduled independently."""
 
 
-class WorkloadCompositePodGroupGangSchedulingPolicy(K8sModel):
+class WorkloadCompositePodGroupGangSchedulingPolicy(_Block):
     """Building block: gang over children; ``min_group_count`` may be defaulted by callbacks."""
 
     min_group_count: StrictInt | None = None
 
 
-class WorkloadCompositePodGroupSchedulingPolicy(K8sModel):
+class WorkloadCompositePodGroupSchedulingPolicy(_Block):
     """Building block: one of ``basic`` / ``gang`` for a composite group."""
 
     basic: WorkloadCompositePodGroupBasicSchedulingPolicy | None = None
     gang: WorkloadCompositePodGroupGangSchedulingPolicy | None = None
 
 
-class WorkloadCompositePodGroupSchedulingConstraints(K8sModel):
+class WorkloadCompositePodGroupSchedulingConstraints(_Block):
     """Building block: topology constraints of a composite group."""
 
-    topology: OptList[TopologyConstraint] = None
+    topology: OptTuple[TopologyConstraint] = None
 
 
-class WorkloadCompositePodGroupSingleDisruptionMode(K8sModel):
+class WorkloadCompositePodGroupSingleDisruptionMode(_Block):
     """Building block: child groups disrupted independently."""
 
 
-class WorkloadCompositePodGroupAllDisruptionMode(K8sModel):
+class WorkloadCompositePodGroupAllDisruptionMode(_Block):
     """Building block: the composite group disrupted as a whole."""
 
 
-class WorkloadCompositePodGroupDisruptionMode(K8sModel):
+class WorkloadCompositePodGroupDisruptionMode(_Block):
     """Building block: one of ``single`` / ``all`` for a composite group."""
 
     single: WorkloadCompositePodGroupSingleDisruptionMode | None = None

@@ -17,8 +17,6 @@ FEATURE_GATES: tuple[str, ...] = (
     "WorkloadWithJob",
 )
 
-_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
-
 
 @dataclass(frozen=True)
 class ResourceType:
@@ -56,6 +54,7 @@ def _sched(version: str, kind: str, plural: str, *gates: str, status: bool) -> R
 
 
 DEFAULT_RESOURCES: tuple[ResourceType, ...] = (
+    ResourceType(SCHEDULING, "v1", "PriorityClass", "priorityclasses", namespaced=False),
     _sched("v1beta1", "Workload", "workloads", status=False),
     _sched("v1beta1", "PodGroup", "podgroups", status=True),
     _sched("v1alpha3", "Workload", "workloads", status=False),
@@ -176,38 +175,3 @@ class Registry:
         if not self.group_versions(group):
             return None
         return {"kind": "APIGroup", "apiVersion": "v1", **self._group(group)}
-
-    def resource_list(self, group: str, version: str) -> dict[str, Any] | None:
-        """``GET /api/v1`` or ``/apis/<group>/<version>``, or ``None`` if not served."""
-        entries: list[dict[str, Any]] = []
-        for rt in self._by_path.values():
-            if rt.group != group or rt.version != version:
-                continue
-            entries.append(
-                {
-                    "name": rt.plural,
-                    "singularName": rt.kind.lower(),
-                    "namespaced": rt.namespaced,
-                    "kind": rt.kind,
-                    "verbs": _VERBS,
-                }
-            )
-            if rt.status:
-                entries.append(
-                    {
-                        "name": f"{rt.plural}/status",
-                        "singularName": "",
-                        "namespaced": rt.namespaced,
-                        "kind": rt.kind,
-                        "verbs": ["get", "patch", "update"],
-                    }
-                )
-        if not entries:
-            return None
-        gv = f"{group}/{version}" if group else version
-        return {
-            "kind": "APIResourceList",
-            "apiVersion": "v1",
-            "groupVersion": gv,
-            "resources": entries,
-        }

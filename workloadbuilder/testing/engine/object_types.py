@@ -78,7 +78,8 @@ class TypeMismatch(ValueError):
     """A JSON value that does not decode into its Go field; ``str()`` is Go's message."""
 
 
-def _json_kind(value: Any) -> str:
+def json_kind(value: Any) -> str:
+    """How Go's decoder names the JSON type of ``value`` in its errors."""
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, int | float):
@@ -92,9 +93,7 @@ def _json_kind(value: Any) -> str:
 
 def _mismatch(value: Any, struct: str, path: str, go_type: str) -> TypeMismatch:
     where = f"Go struct field {struct}.{path}" if struct else "Go value"
-    return TypeMismatch(
-        f"json: cannot unmarshal {_json_kind(value)} into {where} of type {go_type}"
-    )
+    return TypeMismatch(f"json: cannot unmarshal {json_kind(value)} into {where} of type {go_type}")
 
 
 def check_time(value: Any) -> None:
@@ -197,7 +196,7 @@ def check_type_meta(obj: dict[str, Any]) -> None:
         elif not isinstance(value, str):
             raise TypeMismatch(
                 "couldn't get version/kind; json parse error: "
-                f"json: cannot unmarshal {_json_kind(value)} into Go struct field "
+                f"json: cannot unmarshal {json_kind(value)} into Go struct field "
                 f".{key} of type string"
             )
 

@@ -22,7 +22,13 @@ from workloadbuilder.testing.apply.merge import (
 from workloadbuilder.testing.common import errors
 from workloadbuilder.testing.common.resources import Registry, ResourceType
 from workloadbuilder.testing.engine import decoding, object_types
-from workloadbuilder.testing.engine.unknown_fields import FieldChecker, prune
+from workloadbuilder.testing.engine.admission import admit_priority
+from workloadbuilder.testing.engine.unknown_fields import (
+    FieldChecker,
+    model_type_errors,
+    prune,
+)
+from workloadbuilder.testing.rules.field_labels import field_label_error
 from workloadbuilder.testing.store.selectors import field_selector, label_selector
 from workloadbuilder.testing.store.store import GroupResource, Name, Store, Stored
 
@@ -33,6 +39,7 @@ JSON_PATCH = "application/json-patch+json"
 PATCH_TYPES = (JSON_PATCH, MERGE, APPLY, STRATEGIC)
 
 _NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"
+_MAX_GENERATED_PREFIX = 58  # 63 minus the 5 random characters (apiserver's names.go)
 
 
 @dataclass(frozen=True)
@@ -117,10 +124,13 @@ class Engine:
         registry: Registry,
         store: Store,
         field_checker: FieldChecker | None,
+        *,
+        auto_create_namespaces: bool = False,
     ) -> None:
         self.registry = registry
         self.store = store
         self.field_checker = field_checker
+        self.auto_create_namespaces = auto_create_namespaces
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -189,6 +199,22 @@ class Engine:
                 "the namespace sent on the request"
             )
 
+    def _admit_namespace(self, rt: ResourceType, namespace: str | None) -> None:
+        """NamespaceLifecycle admission: a create needs its namespace (404 when missing).
+
+        With ``auto_create_namespaces`` the namespace is created instead. Without a served
+        ``namespaces`` resource there is nothing to check.
+        """
+        namespaces = self.registry.get("", "v1", "namespaces")
+        if not rt.namespaced or not namespace or namespaces is None:
+            return
+        if self.store.get(_resource(namespaces), ("", namespace)) is not None:
+            return
+        if not self.auto_create_namespaces:
+            raise errors.not_found(namespaces, namespace)
+        body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
+        self.create(namespaces, None, body, WriteOptions(default_manager="kube-apiserver"))
+
     def _check_fields(
         self, rt: ResourceType, obj: dict[str, Any], opts: WriteOptions, *, apply: bool
     ) -> list[str]:
@@ -203,6 +229,7 @@ class Engine:
                     f"while decoding JSON: {text}"
                 )
             raise errors.bad_request(
+                f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: '
                 "strict decoding error: " + ", ".join(f'unknown field "{p}"' for p in unknown)
             )
         for path in unknown:
@@ -244,6 +271,9 @@ class Engine:
             match_labels, match_fields = label_selector(labels), field_selector(fields)
         except ValueError as exc:
             raise errors.bad_request(str(exc)) from None
+        unsupported = field_label_error(rt.group, rt.kind, fields)
+        if unsupported is not None:
+            raise errors.bad_request(unsupported)
         items = [
             self.present(rt, s.obj)
             for s in self.store.select(_resource(rt), namespace if rt.namespaced else None)
@@ -266,6 +296,8 @@ class Engine:
         meta = obj["metadata"]
         self._check_namespace(rt, meta, namespace)
         name = _assign_name(rt, meta)
+        if not opts.dry_run or not self.auto_create_namespaces:
+            self._admit_namespace(rt, namespace)
         if self.store.get(_resource(rt), self._name(rt, namespace, name)) is not None:
             raise errors.already_exists(rt, name)
         warnings = self._check_fields(rt, obj, opts, apply=False)
@@ -365,8 +397,16 @@ class Engine:
                 candidate = merge_patch(old, patch)
             else:
                 candidate = strategic_merge(old, patch)
-        except JSONPatchError as exc:
-            raise errors.APIStatusError(errors.status_body(422, "Invalid", str(exc))) from None
+        except JSONPatchError:
+            # The API server drops the json-patch error text (observed).
+            raise errors.APIStatusError(
+                errors.status_body(
+                    422,
+                    "Invalid",
+                    "the server rejected our request due to an error in our request",
+                    {},
+                )
+            ) from None
         obj = self._check_type(rt, candidate)
         self._check_identity(rt, obj, namespace, name)
         warnings = self._check_fields(rt, obj, opts, apply=False)
@@ -398,6 +438,8 @@ class Engine:
         if stored is None:
             if subresource:
                 raise errors.not_found(rt, name)
+            if not opts.dry_run or not self.auto_create_namespaces:
+                self._admit_namespace(rt, namespace)
             live = _new_object(rt, namespace, name, stamp)
             entries: managed.Entries = {}
         else:
@@ -428,10 +470,15 @@ class Engine:
         opts: WriteOptions,
     ) -> Result:
         """Every write ends here: validate, skip a no-op, count the generation, then persist."""
+        if stored is None:
+            admit_priority(self.store, rt, obj, self.registry.gates)
         self._validate(rt, stored, obj)
         if stored is not None and self._unchanged(rt, stored, obj, entries):
             return Result(200, self.present(rt, stored.obj))
-        obj["metadata"]["generation"] = _generation(obj, stored.obj if stored else None)
+        if _tracks_generation(rt):
+            obj["metadata"]["generation"] = _generation(obj, stored.obj if stored else None)
+        else:
+            obj["metadata"].pop("generation", None)
         obj["metadata"]["managedFields"] = managed.render(entries)
         obj = _ordered(obj)
         if opts.dry_run:
@@ -444,7 +491,9 @@ class Engine:
     def _validate(self, rt: ResourceType, stored: Stored | None, obj: dict[str, Any]) -> None:
         """The API server's rules on the final object (and the old one, on updates): else 422."""
         old = self.present(rt, stored.obj) if stored else None
-        causes = rules.validate_object(rt.group, rt.version, rt.kind, obj, old, self.registry.gates)
+        causes = rules.validate_object(
+            rt.group, rt.version, rt.kind, obj, old, self.registry.gates, namespaced=rt.namespaced
+        )
         if causes:
             raise errors.invalid(rt.kind, rt.group, obj["metadata"].get("name", ""), causes)
 
@@ -508,7 +557,8 @@ class Engine:
         if not meta.get("deletionTimestamp"):
             meta["deletionTimestamp"] = now()
             meta["deletionGracePeriodSeconds"] = 0
-            meta["generation"] = meta.get("generation", 1) + 1
+            if _tracks_generation(rt):
+                meta["generation"] = meta.get("generation", 1) + 1
         if dry_run:
             return Result(200, obj)
         if policy != "Background":
@@ -604,7 +654,8 @@ def _assign_name(rt: ResourceType, meta: dict[str, Any]) -> str:
                 "field": "metadata.name",
             }
             raise errors.invalid(rt.kind, rt.group, "", [cause])
-        meta["name"] = meta["generateName"] + "".join(random.choices(_NAME_CHARS, k=5))
+        prefix = meta["generateName"][:_MAX_GENERATED_PREFIX]
+        meta["name"] = prefix + "".join(random.choices(_NAME_CHARS, k=5))
     return str(meta["name"])
 
 
@@ -708,6 +759,15 @@ def _keeping_server_fields(
     return obj
 
 
+_NO_GENERATION = frozenset({("", "Namespace"), ("", "Node"), ("", "Event")})
+
+
+def _tracks_generation(rt: ResourceType) -> bool:
+    """Whether the kind's registry strategy keeps ``metadata.generation`` (namespaces, nodes
+    and events have none)."""
+    return (rt.group, rt.kind) not in _NO_GENERATION
+
+
 def _generation(obj: dict[str, Any], old: dict[str, Any] | None) -> int:
     """1 on create; +1 when anything outside metadata and status changes."""
     if old is None:
@@ -753,6 +813,9 @@ def _check_go_types(rt: ResourceType, obj: dict[str, Any]) -> None:
         ) from None
     try:
         object_types.check_object_meta(obj, rt.kind)
+        problems = model_type_errors(rt.group, rt.version, rt.kind, obj)
+        if problems:
+            raise object_types.TypeMismatch(problems[0])
     except object_types.TypeMismatch as exc:
         version = str(obj.get("apiVersion") or rt.api_version).rpartition("/")[2]
         raise errors.bad_request(

@@ -58,6 +58,15 @@ _QNAME_MSG: Final = regex_error(
     "my.name",
     "123-abc",
 )
+_LABEL_VALUE_FMT: Final = "(" + _QNAME_FMT + ")?"
+_LABEL_VALUE_MSG: Final = regex_error(
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
+    "or '.', and must start and end with an alphanumeric character",
+    _LABEL_VALUE_FMT,
+    "MyValue",
+    "my_value",
+    "12345",
+)
 REASON_MSG: Final = regex_error(
     "a condition reason must start with alphabetic character, optionally followed by a string "
     "of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'",
@@ -126,3 +135,13 @@ def path_segment_name(value: str) -> list[str]:
 def condition_reason(value: str) -> list[str]:
     """Problems of ``value`` as a condition reason (length is checked by the caller)."""
     return [] if _REASON_RE.fullmatch(value) else [REASON_MSG]
+
+
+def label_value(value: str) -> list[str]:
+    """Errors of a label value (empty, or a qualified-name part of at most 63 bytes)."""
+    errs = []
+    if len(value.encode()) > _QNAME_MAX:
+        errs.append(max_len_error(_QNAME_MAX))
+    if not re.fullmatch(_LABEL_VALUE_FMT, value):
+        errs.append(_LABEL_VALUE_MSG)
+    return errs

@@ -3,8 +3,8 @@
 An implementation of what the 1.37 kube-apiserver enforces for ``scheduling.k8s.io``
 ``Workload``, ``PodGroup`` and ``CompositePodGroup`` (defaulting, create and update
 validation), plus the workload-aware fields of ``Pod`` (``spec.schedulingGroup``) and
-``Job`` (``spec.scheduling``). It is kept independent of the SDK's validation so that each
-checks the other.
+``Job`` (``spec.scheduling``), and the metadata rules of every kind (``metadata``). It is
+kept independent of the SDK's validation so that each checks the other.
 """
 
 from __future__ import annotations
@@ -12,11 +12,10 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from .common import IMMUTABLE, Errs, Obj, mapping, short_name
+from .common import Errs, Obj
 from .core import validate_job, validate_pod
-from .errors import invalid, required
-from .formats import dns_subdomain
 from .groups import validate_composite_pod_group, validate_group_update, validate_pod_group
+from .metadata import name_check, validate_object_meta, validate_object_meta_update
 from .workload import validate_workload, validate_workload_update
 
 __all__ = ["apply_defaults", "has_status_subresource", "validate_object"]
@@ -32,6 +31,7 @@ _STATUS_KINDS: Final = frozenset(
         ("batch", "Job"),
     }
 )
+_CLUSTER_SCOPED: Final = frozenset({("", "Namespace"), ("", "Node")})
 _PATH_TOKEN: Final = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 _MISSING: Final = object()
 
@@ -57,15 +57,34 @@ def validate_object(
     obj: dict[str, Any],
     old: dict[str, Any] | None,
     gates: frozenset[str],
+    *,
+    namespaced: bool | None = None,
 ) -> list[dict[str, str]]:
-    """Validate a create (``old`` is None) or an update; return StatusCause dicts."""
+    """Validate a create (``old`` is None) or an update; return StatusCause dicts.
+
+    ``namespaced`` says whether the kind lives in namespaces (by default: all but
+    ``Namespace`` and ``Node``).
+    """
+    if namespaced is None:
+        namespaced = (group, kind) not in _CLUSTER_SCOPED
+    if old is None:
+        errs = validate_object_meta(obj, name_check(group, kind), namespaced=namespaced)
+    else:
+        errs = validate_object_meta_update(obj, old)
+    errs += _kind_rules(group, version, kind, obj, old, gates)
+    return [e.to_cause() for e in _ratcheted(errs, obj, old)]
+
+
+def _kind_rules(
+    group: str, version: str, kind: str, obj: Obj, old: Obj | None, gates: frozenset[str]
+) -> Errs:
     if (group, kind) == ("", "Pod"):
-        return [e.to_cause() for e in _ratcheted(validate_pod(obj, old), obj, old)]
+        return validate_pod(obj, old)
     if (group, kind) == ("batch", "Job"):
-        return [e.to_cause() for e in _ratcheted(validate_job(obj, old, gates), obj, old)]
-    if group != SCHEDULING_GROUP:
+        return validate_job(obj, old, gates)
+    if group != SCHEDULING_GROUP or kind == "PriorityClass":
         return []
-    errs = _metadata(obj)
+    errs: Errs = []
     if kind == "Workload":
         errs += validate_workload(obj, gates)
         if old is not None:
@@ -78,34 +97,7 @@ def validate_object(
         errs += validate_composite_pod_group(obj, gates)
         if old is not None:
             errs += validate_group_update(obj, old, composite=True)
-    if old is not None:
-        errs += _metadata_update(obj, old)
-    return [e.to_cause() for e in _ratcheted(errs, obj, old)]
-
-
-def _metadata(obj: Obj) -> Errs:
-    meta = mapping(obj.get("metadata"))
-    name = meta.get("name")
-    errs: Errs = []
-    if not name and not meta.get("generateName"):
-        errs.append(required("metadata.name", "name or generateName is required"))
-    elif isinstance(name, str) and name:
-        errs += [invalid("metadata.name", name, msg) for msg in dns_subdomain(name)]
-    namespace = meta.get("namespace")
-    if not namespace:
-        errs.append(required("metadata.namespace"))
-    else:
-        errs += short_name("metadata.namespace", namespace)
     return errs
-
-
-def _metadata_update(obj: Obj, old: Obj) -> Errs:
-    meta, old_meta = mapping(obj.get("metadata")), mapping(old.get("metadata"))
-    return [
-        invalid(f"metadata.{name}", meta.get(name), IMMUTABLE, ratchet=False)
-        for name in ("name", "namespace")
-        if meta.get(name) != old_meta.get(name)
-    ]
 
 
 def _lookup(obj: Any, path: str) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import socket
 import tempfile
@@ -65,7 +66,9 @@ class FakeAPIServer:
     served group/versions (e.g. ``["v1", "scheduling.k8s.io/v1beta1"]``); ``resources``
     replaces the served resource types; ``event_history`` bounds the watch history (older
     resourceVersions get 410 Gone); ``bookmark_interval`` is the seconds between watch
-    bookmarks; ``field_checker`` finds unknown fields (``None`` accepts every field).
+    bookmarks; ``field_checker`` finds unknown fields (``None`` accepts every field). A create
+    in a namespace that does not exist is a 404 ``namespaces "x" not found``, as from the API
+    server; ``auto_create_namespaces=True`` creates the ``Namespace`` instead.
     """
 
     def __init__(
@@ -77,11 +80,17 @@ class FakeAPIServer:
         event_history: int = 1000,
         bookmark_interval: float = 1.0,
         field_checker: FieldChecker | None = model_unknown_fields,
+        auto_create_namespaces: bool = False,
     ) -> None:
         self.gates = resolve_gates(feature_gates)
         self._registry = Registry(resources, self.gates, group_versions)
         self._store = Store(event_history)
-        self._engine = Engine(self._registry, self._store, field_checker)
+        self._engine = Engine(
+            self._registry,
+            self._store,
+            field_checker,
+            auto_create_namespaces=auto_create_namespaces,
+        )
         self.faults = Faults()
         self.requests: list[RecordedRequest] = []
         self._handler = HTTPHandler(
@@ -101,15 +110,30 @@ class FakeAPIServer:
         """Listen on 127.0.0.1 and write the kubeconfig."""
         if self._runner is not None:
             raise RuntimeError("FakeAPIServer is already started: start it once, or use a new one")
+        await self._listen(0)
+        self._tmpdir = Path(tempfile.mkdtemp(prefix="workloadbuilder-apiserver-"))
+        self.kubeconfig_path.write_text(_kubeconfig(self.url))
+
+    async def restart(self, downtime: float = 0.0) -> None:
+        """Stop listening (dropping every connection and watch), stay down ``downtime``
+        seconds, then listen again on the same port, keeping every object."""
+        if self._runner is None:
+            raise RuntimeError("FakeAPIServer is not started: start it before restarting it")
+        self._store.close_watchers()
+        await self._runner.cleanup()
+        self._runner = None
+        await asyncio.sleep(downtime)
+        await self._listen(self._port)
+
+    async def _listen(self, port: int) -> None:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.bind(("127.0.0.1", 0))
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
         self._port = sock.getsockname()[1]
         runner = web.ServerRunner(web.Server(self._handler), shutdown_timeout=1.0)
         await runner.setup()
         await web.SockSite(runner, sock).start()
         self._runner = runner
-        self._tmpdir = Path(tempfile.mkdtemp(prefix="workloadbuilder-apiserver-"))
-        self.kubeconfig_path.write_text(_kubeconfig(self.url))
 
     async def stop(self) -> None:
         """End every watch, stop listening and remove the kubeconfig."""

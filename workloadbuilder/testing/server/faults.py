@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any, Literal
 
@@ -20,6 +20,8 @@ class RecordedRequest:
     content_type: str
     body: bytes
     user_agent: str
+    headers: dict[str, str] = field(default_factory=dict, repr=False)
+    """Every request header (also ``Authorization``: kept out of the repr)."""
 
     def json(self) -> Any:
         """The body decoded as JSON (``None`` if empty)."""
@@ -38,6 +40,8 @@ class Fault:
     retry_after: int = 1
     seconds: float = 0.0
     message: str | None = None
+    every: int = 1
+    seen: int = 0
 
     def matches(self, method: str, path: str) -> bool:
         """Whether a request with ``method`` and URL ``path`` triggers this fault."""
@@ -72,16 +76,29 @@ class Faults:
         times: int = 1,
         retry_after: int = 1,
         message: str | None = None,
+        every: int = 1,
     ) -> Fault:
         """Answer with ``status``: 429 as the API server's max-inflight filter does (plain
         text and ``Retry-After``), 409 as a resourceVersion conflict on the addressed object,
-        any other 4xx/5xx (e.g. 500, 503) as a JSON ``Status`` carrying ``message``."""
+        any other 4xx/5xx (e.g. 500, 503) as a JSON ``Status`` carrying ``message``.
+
+        ``every=2`` fails every other matching request (the 1st, 3rd, ...), serving the rest;
+        ``times`` counts the failed ones."""
         if not 400 <= status <= 599:
             raise ValueError(f"status must be an HTTP error code (400-599), got {status}")
+        if every < 1:
+            raise ValueError(f"every must be at least 1, got {every}")
         kind: FaultKind = "conflict" if status == 409 else "status"
         return self._add(
             Fault(
-                kind, method, path, times, status=status, retry_after=retry_after, message=message
+                kind,
+                method,
+                path,
+                times,
+                status=status,
+                retry_after=retry_after,
+                message=message,
+                every=every,
             )
         )
 
@@ -116,6 +133,9 @@ class Faults:
         """The first pending fault matching the request, counting one use of it."""
         for fault in self._pending:
             if fault.matches(method, path):
+                fault.seen += 1
+                if (fault.seen - 1) % fault.every:
+                    continue
                 fault.times -= 1
                 if fault.times == 0:
                     self._pending.remove(fault)

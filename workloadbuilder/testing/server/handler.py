@@ -20,7 +20,11 @@ from workloadbuilder.testing.common.resources import Registry, ResourceType
 from workloadbuilder.testing.engine import decoding, object_types
 from workloadbuilder.testing.engine.operations import Engine, Result, WriteOptions
 from workloadbuilder.testing.rules.errors import go_quote, invalid, not_supported
+from workloadbuilder.testing.rules.field_labels import field_label_error
+from workloadbuilder.testing.server import discovery, negotiation, protobuf, views
 from workloadbuilder.testing.server.faults import Fault, Faults, RecordedRequest
+from workloadbuilder.testing.server.job_deletion import delete_orphaning, orphans_by_default
+from workloadbuilder.testing.server.nonresource import NonResource
 from workloadbuilder.testing.store.selectors import field_selector, label_selector
 from workloadbuilder.testing.store.store import Event, Watcher
 
@@ -38,6 +42,10 @@ _PROPAGATION = ["Foreground", "Background", "Orphan", "nil"]
 VERSION_INFO = {
     "major": "1",
     "minor": "37",
+    "emulationMajor": "1",
+    "emulationMinor": "37",
+    "minCompatibilityMajor": "1",
+    "minCompatibilityMinor": "36",
     "gitVersion": "v1.37.0",
     "gitCommit": "0000000000000000000000000000000000000000",
     "gitTreeState": "clean",
@@ -148,6 +156,7 @@ class HTTPHandler:
         self.requests = requests
         self.address = address
         self.bookmark_interval = bookmark_interval
+        self.nonresource = NonResource(self.registry)
 
     async def __call__(self, request: web.BaseRequest) -> web.StreamResponse:
         early: errors.APIStatusError | None = None
@@ -163,6 +172,7 @@ class HTTPHandler:
                 content_type=request.headers.get("Content-Type", ""),
                 body=body,
                 user_agent=request.headers.get("User-Agent", ""),
+                headers=dict(request.headers),
             )
         )
         if early is not None:
@@ -189,7 +199,10 @@ class HTTPHandler:
                 request.transport.abort()
             raise asyncio.CancelledError
         if fault.kind == "conflict":
-            target = self._target(request.path)
+            try:
+                target = self._target(request.path)
+            except _PageNotFound:
+                target = {}
             if isinstance(target, Target) and target.name:
                 raise errors.modified(target.rt, target.name)
             raise errors.APIStatusError(
@@ -234,13 +247,15 @@ class HTTPHandler:
         elif parts[0] == "apis":
             if len(parts) == 1:
                 return self.registry.api_group_list()
+            if not self.registry.group_versions(parts[1]):
+                raise _PageNotFound
             if len(parts) == 2:
                 return self.registry.api_group(parts[1]) or _not_served()
             group, version, rest = parts[1], parts[2], parts[3:]
         else:
-            raise errors.path_not_found()
+            raise _PageNotFound
         if not rest:
-            return self.registry.resource_list(group, version) or _not_served()
+            return discovery.resource_list(self.registry, group, version) or _not_served()
         namespace = None
         if rest[0] == "namespaces" and len(rest) >= 3:
             nested = self.registry.get(group, version, rest[2])
@@ -258,13 +273,28 @@ class HTTPHandler:
         return Target(rt, namespace, name, sub)
 
     async def _serve(self, request: web.BaseRequest, body: bytes) -> web.StreamResponse:
-        target = self._target(request.path)
+        answer = self.nonresource.answer(request)
+        if answer is not None:
+            return answer
+        try:
+            target = self._target(request.path)
+        except _PageNotFound:
+            return negotiation.plain(404, "404 page not found\n")
+        accept = request.headers.get("Accept", "")
         if not isinstance(target, Target):
             if request.method != "GET":
                 raise errors.method_not_allowed(request.method)
-            return _json(200, target)
+            return self.nonresource.discovery(request.path, accept, target)
+        content_type = request.headers.get("Content-Type", "")
+        refused = negotiation.refuse_request(request.method, content_type, body, accept)
+        if refused is not None:
+            return refused
+        negotiation.check_body_type(request.method, content_type)
+        if content_type.startswith(negotiation.PROTOBUF):
+            body = protobuf.to_json(target.rt, body)
         query = request.query
         method = request.method
+        media = views.chosen(accept)
         if method == "GET":
             if target.name is None:
                 if _bool(query, "watch"):
@@ -276,8 +306,12 @@ class HTTPHandler:
                     query.get("fieldSelector"),
                 )
                 limit = _int_param(query, "limit")
-                return _json(200, _page(listing, limit, query.get("continue")))
-            return _json(200, self.engine.get(target.rt, target.namespace, target.name))
+                page = _page(listing, limit, query.get("continue"))
+                if query.get("labelSelector") or query.get("fieldSelector"):
+                    page["metadata"].pop("remainingItemCount", None)  # as etcd3's store
+                return views.respond(media, 200, views.shape(media, query, target.rt, page))
+            obj = self.engine.get(target.rt, target.namespace, target.name)
+            return views.respond(media, 200, views.shape(media, query, target.rt, obj))
         if method == "DELETE":
             if target.name is None:
                 return self._delete_collection(target, query, body)
@@ -328,13 +362,23 @@ class HTTPHandler:
         if policy is None and options.get("orphanDependents") is True:
             policy = "Orphan"
         assert target.name is not None
+        dry = bool(options.get("dryRun"))
+        preconditions = options.get("preconditions")
+        if (
+            policy is None
+            and options.get("orphanDependents") is None
+            and orphans_by_default(target.rt)
+        ):
+            return delete_orphaning(
+                self.engine, target.rt, target.namespace, target.name, dry, preconditions
+            )
         return self.engine.delete(
             target.rt,
             target.namespace,
             target.name,
             policy,
-            bool(options.get("dryRun")),
-            preconditions=options.get("preconditions"),
+            dry,
+            preconditions=preconditions,
         )
 
     def _delete_collection(
@@ -361,6 +405,9 @@ class HTTPHandler:
             )
         except ValueError as exc:
             raise errors.bad_request(str(exc)) from None
+        unsupported = field_label_error(rt.group, rt.kind, query.get("fieldSelector"))
+        if unsupported is not None:
+            raise errors.bad_request(unsupported)
         since = _resource_version(rt, query.get("resourceVersion") or "")
         seconds = _int_param(query, "timeoutSeconds")
         timeout = float(seconds) if seconds is not None and seconds > 0 else None
@@ -385,6 +432,7 @@ class HTTPHandler:
                 initial = self.engine.store.subscribe(watcher, since)
         except errors.APIStatusError as exc:
             expired = exc
+        shaper = views.watch_shaper(views.chosen(request.headers.get("Accept", "")), query, rt)
         response = web.StreamResponse(status=200, headers=_JSON)
         response.enable_chunked_encoding()
         await response.prepare(request)
@@ -393,10 +441,10 @@ class HTTPHandler:
                 await _send(response, "ERROR", expired.status)
                 return response
             for event in initial:
-                await _send(response, event.type, self.engine.present(rt, event.obj))
+                await _send(response, event.type, shaper(self.engine.present(rt, event.obj)))
             if initial_end:
                 await self._bookmark(response, rt, initial_end=True)
-            await self._stream(request, response, watcher, rt, timeout, bookmarks)
+            await self._stream(request, response, watcher, rt, timeout, bookmarks, shaper)
         except (ConnectionResetError, asyncio.CancelledError):
             pass
         finally:
@@ -411,6 +459,7 @@ class HTTPHandler:
         rt: ResourceType,
         timeout: float | None,
         bookmarks: bool,
+        shaper: Callable[[dict[str, Any]], dict[str, Any]],
     ) -> None:
         deadline = None if timeout is None else time.monotonic() + timeout
         next_bookmark = time.monotonic() + self.bookmark_interval
@@ -475,6 +524,10 @@ def _page(listing: dict[str, Any], limit: int | None, token: str | None) -> dict
 def _key(item: dict[str, Any]) -> tuple[str, str]:
     meta = item["metadata"]
     return (meta.get("namespace") or "", meta["name"])
+
+
+class _PageNotFound(Exception):
+    """A path outside every API: Go's mux answers a plain-text ``404 page not found``."""
 
 
 def _not_served() -> dict[str, Any]:

@@ -1,0 +1,86 @@
+"""preflight(): a cluster without the APIs gets an error naming the feature gate to enable."""
+
+from __future__ import annotations
+
+import pytest
+from apply_support import NS, release_objects
+
+from workloadbuilder import aio
+from workloadbuilder.testing import FakeAPIServer
+
+JOB = {
+    "apiVersion": "batch/v1",
+    "kind": "Job",
+    "metadata": {"name": "trainer", "namespace": NS},
+    "spec": {
+        "parallelism": 2,
+        "scheduling": {"schedulingPolicy": {"gang": {}}},
+        "template": {
+            "spec": {
+                "restartPolicy": "Never",
+                "containers": [{"name": "main", "image": "trainer"}],
+            }
+        },
+    },
+}
+
+
+@pytest.mark.fake_apiserver(feature_gates={"GenericWorkload": False})
+async def test_without_the_scheduling_api_preflight_and_apply_name_generic_workload(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    async with fake_apiserver.api_client() as api:
+        with pytest.raises(aio.MissingAPIError) as by_preflight:
+            await aio.preflight(api, release_objects())
+        with pytest.raises(aio.MissingAPIError) as by_apply:
+            await aio.apply(api, release_objects(), field_manager="ctl")
+    for caught in (by_preflight, by_apply):
+        assert "GenericWorkload" in caught.value.feature_gates
+        assert "GenericWorkload" in str(caught.value)
+        assert "workloads.scheduling.k8s.io/v1beta1" in str(caught.value)
+    assert not [r for r in fake_apiserver.requests if r.method == "PATCH"]
+
+
+@pytest.mark.fake_apiserver(feature_gates={"CompositePodGroup": False})
+async def test_without_composite_groups_names_the_composite_gate(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    async with fake_apiserver.api_client() as api:
+        with pytest.raises(aio.MissingAPIError) as caught:
+            await aio.preflight(api, release_objects())
+    [missing] = caught.value.missing
+    assert (missing.group, missing.version, missing.resource) == (
+        "scheduling.k8s.io",
+        "v1alpha3",
+        "compositepodgroups",
+    )
+    assert missing.feature_gates == ("CompositePodGroup",)
+
+
+async def test_discovery_is_cached_per_client(fake_apiserver: FakeAPIServer) -> None:
+    async with fake_apiserver.api_client() as api:
+        for _ in range(3):
+            await aio.preflight(api, release_objects())
+    discovery = [r.path for r in fake_apiserver.requests if r.method == "GET"]
+    assert sorted(discovery) == [
+        "/apis/scheduling.k8s.io/v1alpha3",
+        "/apis/scheduling.k8s.io/v1beta1",
+    ]
+
+
+@pytest.mark.fake_apiserver(feature_gates={"WorkloadWithJob": False})
+async def test_a_scheduled_job_needs_workload_with_job(fake_apiserver: FakeAPIServer) -> None:
+    async with fake_apiserver.api_client() as api:
+        with pytest.raises(aio.MissingAPIError) as caught:
+            await aio.preflight(api, [JOB])
+    assert "WorkloadWithJob" in caught.value.feature_gates
+    assert fake_apiserver.list_objects("batch", "v1", "jobs", NS) == []  # a dry run only
+
+
+async def test_a_scheduled_job_passes_when_the_gate_is_on(fake_apiserver: FakeAPIServer) -> None:
+    async with fake_apiserver.api_client() as api:
+        await aio.preflight(api, [JOB])
+        await aio.preflight(api, [JOB])
+    probes = [r for r in fake_apiserver.requests if r.method == "POST"]
+    assert [r.query.get("dryRun") for r in probes] == ["All"]
+    assert fake_apiserver.list_objects("batch", "v1", "jobs", NS) == []

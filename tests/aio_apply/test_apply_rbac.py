@@ -1,0 +1,86 @@
+"""The minimal RBAC Role of docs/apply.md is what the helpers need: derived from every request
+they make against the fake server, mapped to verbs as the API server's authorizer does."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from apply_support import gang_pod_groups, release_builder, release_objects
+from test_apply_reconcile_job import job
+
+from workloadbuilder import aio
+from workloadbuilder.testing import FakeAPIServer
+from workloadbuilder.testing.server import RecordedRequest
+
+JOB = job()
+DOC = Path(__file__).resolve().parents[2] / "docs" / "apply.md"
+APPLY = "application/apply-patch+yaml"
+
+
+def verbs_of(request: RecordedRequest) -> tuple[str, str, set[str]] | None:
+    """(apiGroup, resource, verbs) of a request, as the authorizer sees it; ``None`` for
+    discovery (allowed to every authenticated user by ``system:discovery``)."""
+    parts = request.path.strip("/").split("/")
+    if parts[0] == "api":
+        group, rest = "", parts[2:]
+    else:
+        group, rest = parts[1], parts[3:]
+    if len(rest) < 3 or rest[0] != "namespaces":
+        return None
+    resource = "/".join([rest[2], *rest[4:5]])  # plural, or plural/subresource
+    named = len(rest) >= 4
+    method = request.method
+    if method == "GET":
+        verbs = {"get"} if named else {"watch" if request.query.get("watch") else "list"}
+    elif method == "POST":
+        verbs = {"create"}
+    elif method == "PUT":
+        verbs = {"update"}
+    elif method == "PATCH":
+        # An apply that creates the object is authorized as create too (api-concepts docs).
+        verbs = {"patch", "create"} if request.content_type == APPLY else {"patch"}
+    elif method == "DELETE":
+        verbs = {"delete"} if named else {"deletecollection"}
+    else:
+        raise AssertionError(f"unexpected method {method}")
+    return group, resource, verbs
+
+
+def derived_rules(requests: list[RecordedRequest]) -> list[dict[str, Any]]:
+    needed: dict[tuple[str, str], set[str]] = {}
+    for request in requests:
+        found = verbs_of(request)
+        if found is not None:
+            group, resource, verbs = found
+            needed.setdefault((group, resource), set()).update(verbs)
+    return [
+        {"apiGroups": [group], "resources": [resource], "verbs": sorted(verbs)}
+        for (group, resource), verbs in sorted(needed.items())
+    ]
+
+
+def documented_role() -> dict[str, Any]:
+    text = DOC.read_text()
+    match = re.search(r"<!-- rbac -->\s*```yaml\n(.*?)```", text, re.S)
+    assert match, "docs/apply.md must carry the Role in a ```yaml block after <!-- rbac -->"
+    role: dict[str, Any] = yaml.safe_load(match.group(1))
+    return role
+
+
+async def test_the_documented_role_is_what_the_helpers_use(fake_apiserver: FakeAPIServer) -> None:
+    async with fake_apiserver.api_client() as api:
+        await aio.preflight(api, [JOB])
+        objects = release_objects()
+        await aio.apply(api, objects, field_manager="ctl")
+        await aio.resize(api, objects[2], 2)
+        await aio.delete(api, objects[0])
+        await aio.reconcile(api, release_builder(), field_manager="ctl")
+        await aio.reconcile(api, release_builder(workers=3), field_manager="ctl")
+        await aio.delete(api, gang_pod_groups(1))
+        await aio.reconcile_job(api, fake_apiserver.create_object("batch", "v1", "jobs", JOB))
+    role = documented_role()
+    assert role["kind"] == "Role" and role["apiVersion"] == "rbac.authorization.k8s.io/v1"
+    assert role["rules"] == derived_rules(fake_apiserver.requests)

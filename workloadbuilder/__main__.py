@@ -1,0 +1,5 @@
+"""``python -m workloadbuilder``: the ``workloadbuilder`` command."""
+
+from workloadbuilder.cli import main
+
+main()

@@ -1,0 +1,292 @@
+"""Requests through the user's configured ``ApiClient``, with the SDK's retry policy.
+
+Both kubernetes-asyncio's ``ApiClient`` and the official client's ``kubernetes.aio``
+``ApiClient`` are accepted: their auth (tokens, exec plugins, client certificates), TLS and
+proxy settings are used as configured. Responses are read raw (``_preload_content=False``), so
+a 201 is never lost and every error body is parsed here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+from urllib.parse import urlsplit, urlunsplit
+
+import aiohttp
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_exponential_jitter,
+)
+
+from .errors import APIError, ObjectRef, error_from_status
+
+__all__ = ["Response", "RetryPolicy", "Transport"]
+
+_log = logging.getLogger("workloadbuilder.aio")
+
+JSON = "application/json"
+APPLY_PATCH = "application/apply-patch+yaml"
+MERGE_PATCH = "application/merge-patch+json"
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How failures that are safe to retry are retried.
+
+    Safe: 429, 5xx, dropped connections and timeouts. Each wait is capped exponential backoff
+    with jitter (``initial_wait * 2**n`` plus up to ``jitter`` seconds, at most ``max_wait``),
+    and at least what the server's ``Retry-After`` asks (itself capped at ``max_retry_after``).
+    ``attempts`` counts every try of one request; ``request_timeout`` bounds each try (seconds).
+    """
+
+    attempts: int = 10
+    initial_wait: float = 0.05
+    max_wait: float = 5.0
+    jitter: float = 0.1
+    max_retry_after: float = 30.0
+    request_timeout: float | None = 30.0
+
+    def __post_init__(self) -> None:
+        if self.attempts < 1:
+            raise ValueError(f"RetryPolicy.attempts must be at least 1, got {self.attempts}")
+        for name in ("initial_wait", "max_wait", "jitter", "max_retry_after"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"RetryPolicy.{name} must not be negative")
+
+
+class Response(NamedTuple):
+    """A successful answer: HTTP status, headers and the decoded JSON body (``None`` if empty)."""
+
+    status: int
+    headers: Mapping[str, str]
+    body: Any
+
+
+class _Retryable(Exception):
+    """A failure worth another try; ``retry_after`` is the server's wish, if it said one."""
+
+    def __init__(self, description: str, retry_after: float | None = None) -> None:
+        super().__init__(description)
+        self.description = description
+        self.retry_after = retry_after
+
+
+class _WaitRetryAfter:
+    """tenacity wait: the server's ``Retry-After`` when given, else capped backoff + jitter."""
+
+    def __init__(self, policy: RetryPolicy) -> None:
+        self._policy = policy
+        self._backoff = wait_exponential_jitter(
+            multiplier=policy.initial_wait, max=policy.max_wait, jitter=policy.jitter
+        )
+
+    def __call__(self, state: RetryCallState) -> float:
+        backoff = float(self._backoff(state))
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, _Retryable) and exc.retry_after is not None:
+            return max(min(exc.retry_after, self._policy.max_retry_after), backoff)
+        return backoff
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    value = headers.get("Retry-After")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None  # an HTTP date: fall back to backoff
+
+
+def _safe_host(host: str) -> str:
+    """The server URL without any user-info (never print credentials)."""
+    parts = urlsplit(host)
+    if parts.username is None and parts.password is None:
+        return host
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def _is_retryable_connection_error(exc: BaseException) -> bool:
+    if isinstance(exc, aiohttp.ClientSSLError | aiohttp.ServerFingerprintMismatch):
+        return False  # a certificate problem does not heal by retrying
+    return isinstance(exc, aiohttp.ClientConnectionError | asyncio.TimeoutError)
+
+
+class Transport:
+    """Sends requests through an ``ApiClient`` and owns the retry policy.
+
+    ``requests`` and ``retries`` count what went on the wire, for logs and tests.
+    """
+
+    def __init__(self, api_client: Any, retry: RetryPolicy | None = None) -> None:
+        self.api_client = api_client
+        self.retry = retry or RetryPolicy()
+        self._official = hasattr(api_client, "param_serialize")
+        self.requests = 0
+        self.retries = 0
+
+    def __repr__(self) -> str:
+        return f"Transport(host={self.host!r})"
+
+    @property
+    def host(self) -> str:
+        """The API server's URL, without credentials."""
+        config = getattr(self.api_client, "configuration", None)
+        return _safe_host(str(getattr(config, "host", "") or ""))
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: Sequence[tuple[str, str]] = (),
+        body: Any = None,
+        content_type: str = JSON,
+        target: ObjectRef | None = None,
+    ) -> Response:
+        """Send one request, retrying what is safe; raise ``APIError`` for any other failure."""
+        try:  # the common case, without building a retry loop
+            return await self._once(method, path, query, body, content_type, target)
+        except _Retryable as exc:
+            failure: _Retryable | None = exc
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.retry.attempts),
+            wait=_WaitRetryAfter(self.retry),
+            retry=retry_if_exception_type(_Retryable),
+            before_sleep=lambda state: self._before_sleep(method, path, state),
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    if failure is not None:  # attempt 1 is the one above: wait, then retry
+                        first, failure = failure, None
+                        raise first
+                    return await self._once(method, path, query, body, content_type, target)
+        except _Retryable as exc:
+            raise APIError(
+                f"{method} {path} still failing after {self.retry.attempts} attempts:"
+                f" {exc.description}",
+                target=target,
+            ) from None
+        raise AssertionError("unreachable: tenacity either returns or raises")  # pragma: no cover
+
+    def _before_sleep(self, method: str, path: str, state: RetryCallState) -> None:
+        self.retries += 1
+        exc = state.outcome.exception() if state.outcome else None
+        _log.info(
+            "retrying %s %s after %s (attempt %d of %d, waiting %.2fs)",
+            method,
+            path,
+            exc.description if isinstance(exc, _Retryable) else type(exc).__name__,
+            state.attempt_number + 1,
+            self.retry.attempts,
+            state.upcoming_sleep,
+        )
+
+    async def _once(
+        self,
+        method: str,
+        path: str,
+        query: Sequence[tuple[str, str]],
+        body: Any,
+        content_type: str,
+        target: ObjectRef | None,
+    ) -> Response:
+        self.requests += 1
+        headers = {"Content-Type": content_type, "Accept": JSON}
+        try:
+            status, resp_headers, raw = await self._send(method, path, list(query), headers, body)
+        except Exception as exc:
+            if _is_retryable_connection_error(exc):
+                raise _Retryable(f"{type(exc).__name__} talking to {self.host}") from None
+            if isinstance(exc, aiohttp.ClientError):
+                raise APIError(
+                    f"{method} {path} to {self.host} failed: {type(exc).__name__}: {exc}",
+                    target=target,
+                ) from None
+            raise
+        _log.debug("%s %s -> %d", method, path, status)
+        text = raw.decode("utf-8", errors="replace")
+        parsed: Any = None
+        if text:
+            try:
+                parsed = json.loads(text)
+            except ValueError:
+                parsed = None
+        if 200 <= status < 300:
+            return Response(status, resp_headers, parsed)
+        if status == 429 or status >= 500:
+            reason = parsed.get("message") if isinstance(parsed, dict) else text.strip()
+            raise _Retryable(f"HTTP {status} ({reason})", _retry_after(resp_headers))
+        raise error_from_status(status, parsed if isinstance(parsed, dict) else {}, text, target)
+
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        query: list[tuple[str, str]],
+        headers: dict[str, str],
+        body: Any,
+    ) -> tuple[int, Mapping[str, str], bytes]:
+        timeout = self.retry.request_timeout
+        async with self._open(method, path, query, headers, body, timeout) as resp:
+            return resp.status, resp.headers, await resp.read()
+
+    @asynccontextmanager
+    async def _open(
+        self,
+        method: str,
+        path: str,
+        query: list[tuple[str, str]],
+        headers: dict[str, str],
+        body: Any,
+        timeout: float | None,
+    ) -> AsyncIterator[aiohttp.ClientResponse]:
+        """Send through the ``ApiClient`` (either flavour); the raw aiohttp response."""
+        client = self.api_client
+        limit = aiohttp.ClientTimeout(total=timeout)
+        if self._official:
+            m, url, hdrs, data, _ = await client.param_serialize(
+                method=method,
+                resource_path=path,
+                query_params=query,
+                header_params=headers,
+                body=body,
+                auth_settings=["BearerToken"],
+            )
+            rest = await client.call_api(
+                m, url, header_params=hdrs, body=data, _request_timeout=limit
+            )
+            resp: aiohttp.ClientResponse = rest.response
+        else:
+            # kubernetes-asyncio: what call_api does (default headers, cookie, auth, which may
+            # refresh an exec/OIDC token), minus re-serialising a body that is JSON already.
+            all_headers = {**client.default_headers, **headers}
+            if client.cookie:
+                all_headers["Cookie"] = client.cookie
+            await client.update_params_for_auth(all_headers, query, ["BearerToken"])
+            resp = await client.rest_client.request(
+                method,
+                client.configuration.host + path,
+                query_params=query,
+                headers=all_headers,
+                body=body,
+                _preload_content=False,
+                _request_timeout=limit,
+            )
+        try:
+            yield resp
+        finally:
+            resp.release()

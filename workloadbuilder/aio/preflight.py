@@ -1,0 +1,134 @@
+"""``preflight``: does the cluster serve every API the objects need? Cached per client."""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ._resources import (
+    JOBS,
+    POD_GROUPS,
+    WORKLOADS,
+    Resource,
+    SchedulingObject,
+    as_document,
+    resource_of,
+)
+from ._transport import RetryPolicy, Transport
+from .errors import APIError, MissingAPI, MissingAPIError
+
+__all__ = ["preflight"]
+
+_WORKLOAD_WITH_JOB = MissingAPI(
+    "batch",
+    "v1",
+    "jobs",
+    ("WorkloadWithJob", "GenericWorkload"),
+    "the API server drops Job.spec.scheduling without it",
+)
+
+# Per ApiClient: the resource names served per group/version, and the probed Job gate.
+_served: weakref.WeakKeyDictionary[Any, dict[str, frozenset[str]]] = weakref.WeakKeyDictionary()
+_job_gate: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+
+
+async def served_resources(transport: Transport, resource: Resource) -> frozenset[str]:
+    """The resources served in ``resource``'s group/version (empty if the group/version is not)."""
+    cache = _served.setdefault(transport.api_client, {})
+    key = resource.api_version
+    if key in cache:
+        return cache[key]
+    try:
+        response = await transport.request("GET", resource.group_version_path)
+    except APIError as exc:
+        if exc.status == 404:
+            return frozenset()  # not cached: the cluster may be reconfigured and asked again
+        raise
+    body = response.body if isinstance(response.body, Mapping) else {}
+    names = frozenset(
+        str(r.get("name", "")) for r in body.get("resources") or () if isinstance(r, Mapping)
+    )
+    cache[key] = names
+    return names
+
+
+def _needed(objects: Iterable[Mapping[str, Any]]) -> tuple[list[Resource], list[Mapping[str, Any]]]:
+    resources: dict[Resource, None] = {}
+    scheduled_jobs: list[Mapping[str, Any]] = []
+    for doc in objects:
+        resource = resource_of(doc)
+        resources[resource] = None
+        if resource is JOBS and (doc.get("spec") or {}).get("scheduling") is not None:
+            resources[WORKLOADS] = None
+            resources[POD_GROUPS] = None
+            scheduled_jobs.append(doc)
+    return list(resources), scheduled_jobs
+
+
+async def _job_scheduling_served(transport: Transport, job: Mapping[str, Any]) -> bool:
+    """Whether ``Job.spec.scheduling`` survives a dry-run create (gate WorkloadWithJob)."""
+    cached = _job_gate.get(transport.api_client)
+    if cached is not None:
+        return cached
+    meta = job.get("metadata") or {}
+    namespace = str(meta.get("namespace") or "default")
+    probe = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"generateName": "workloadbuilder-preflight-", "namespace": namespace},
+        "spec": dict(job.get("spec") or {}),
+    }
+    try:
+        response = await transport.request(
+            "POST", JOBS.path(namespace), query=[("dryRun", "All")], body=probe
+        )
+    except APIError as exc:
+        if exc.status == 422 and "spec.scheduling" in str(exc.status_body):
+            return _remember(transport, False)
+        raise
+    body = response.body if isinstance(response.body, Mapping) else {}
+    return _remember(transport, (body.get("spec") or {}).get("scheduling") is not None)
+
+
+def _remember(transport: Transport, served: bool) -> bool:
+    if served:
+        _job_gate[transport.api_client] = True
+    return served
+
+
+async def preflight(
+    api_client: Any,
+    objects: Iterable[SchedulingObject | Mapping[str, Any]],
+    *,
+    retry: RetryPolicy | None = None,
+) -> None:
+    """Check that the cluster serves every group/version/resource ``objects`` need.
+
+    Raises ``MissingAPIError`` naming what is missing and the feature gate(s) to enable
+    (``GenericWorkload`` for Workload/PodGroup v1beta1, ``CompositePodGroup`` for
+    CompositePodGroup v1alpha3, ``WorkloadWithJob`` for a Job with ``spec.scheduling``, which
+    is probed with a dry-run create). What is served is cached per ``api_client``.
+    """
+    await check(Transport(api_client, retry), [as_document(o) for o in objects])
+
+
+async def check(transport: Transport, docs: list[dict[str, Any]]) -> None:
+    """``preflight`` on an existing transport."""
+    resources, scheduled_jobs = _needed(docs)
+    missing: list[MissingAPI] = []
+    for resource in resources:
+        if resource.plural not in await served_resources(transport, resource):
+            missing.append(
+                MissingAPI(
+                    resource.group, resource.version, resource.plural, resource.gates, resource.hint
+                )
+            )
+    if (
+        not missing
+        and scheduled_jobs
+        and not await _job_scheduling_served(transport, scheduled_jobs[0])
+    ):
+        missing.append(_WORKLOAD_WITH_JOB)
+    if missing:
+        raise MissingAPIError(missing)

@@ -1,0 +1,181 @@
+"""``reconcile_job``: the native Job controller's sync of one Job, through the core's decision.
+
+Each step asks ``decide_job_scheduling`` (the Job controller's decision as a pure function)
+what to do with what exists, does it, and asks again: create the Workload, then (with its uid)
+the PodGroup, then keep gang ``minCount`` in sync.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..api.meta_v1 import OwnerReference
+from ..job import JobEvent, JobSchedulingDecision, decide_job_scheduling
+from ._queries import list_documents
+from ._resources import POD_GROUPS, PODS, WORKLOADS, ref_of
+from ._transport import RetryPolicy, Transport
+from .apply import apply_documents
+from .errors import ObjectRef
+from .events import Event, record_event
+from .reconcile import ReconcileResult
+from .resize import STRATEGIC_MERGE_PATCH
+
+__all__ = ["JOB_CONTROLLER_UID_LABEL", "reconcile_job"]
+
+JOB_CONTROLLER_UID_LABEL = "batch.kubernetes.io/controller-uid"
+"""The label the Job controller puts on every pod of a Job: the Job's uid."""
+
+_STEPS = 3  # the Workload, its PodGroup, then the settled decision
+
+
+def _document(job: Any) -> dict[str, Any]:
+    """The Job's JSON: a dict, an official-client ``V1Job`` or a lightkube ``Job``."""
+    if isinstance(job, Mapping):
+        return dict(job)
+    dumps: tuple[tuple[str, dict[str, Any]], ...] = (
+        ("model_dump", {"by_alias": True, "exclude_none": True, "mode": "json"}),
+        ("to_dict", {}),
+    )
+    for method, kwargs in dumps:
+        dump = getattr(job, method, None)
+        doc = dump(**kwargs) if callable(dump) else None
+        if isinstance(doc, dict):
+            return doc
+    raise TypeError(f"job must be a Job dict or a client's Job model, not {type(job).__name__}")
+
+
+def _identity(job: Any) -> tuple[str, str, str]:
+    """The Job's namespace, name and uid."""
+    meta = _document(job).get("metadata") or {}
+    namespace, name, uid = (str(meta.get(k) or "") for k in ("namespace", "name", "uid"))
+    if not name or not uid:
+        raise ValueError(
+            "the Job needs metadata.name and metadata.uid (read it from the API server)"
+        )
+    return namespace or "default", name, uid
+
+
+class _JobSync:
+    def __init__(self, transport: Transport, job: Any, field_manager: str) -> None:
+        self.transport = transport
+        self.job = job
+        self.field_manager = field_manager
+        self.namespace, self.name, uid = _identity(job)
+        self.owner = OwnerReference(api_version="batch/v1", kind="Job", name=self.name, uid=uid)
+        self.created: list[ObjectRef] = []
+        self.resized: list[ObjectRef] = []
+        self.events: list[Event] = []
+
+    async def event(self, job_event: JobEvent) -> None:
+        event = Event(
+            "Warning" if job_event.type == "Warning" else "Normal",
+            job_event.reason,
+            job_event.message,
+        )
+        self.events.append(event)
+        await record_event(self.transport, self.owner, self.namespace, event, self.field_manager)
+
+    async def decide(self, pods: Sequence[Any], gate_enabled: bool) -> JobSchedulingDecision:
+        workloads = await list_documents(self.transport, WORKLOADS, self.namespace)
+        pod_groups = await list_documents(self.transport, POD_GROUPS, self.namespace)
+        return decide_job_scheduling(
+            self.job, workloads, pod_groups, pods=pods, gate_enabled=gate_enabled
+        )
+
+    async def create(self, doc: dict[str, Any]) -> ObjectRef:
+        [stored] = await apply_documents(self.transport, [doc], field_manager=self.field_manager)
+        ref = ref_of(stored)
+        self.created.append(ref)
+        return ref
+
+    async def set_min_count(self, ref: ObjectRef, spec_patch: dict[str, Any]) -> None:
+        resource = WORKLOADS if ref.kind == "Workload" else POD_GROUPS
+        await self.transport.request(
+            "PATCH",
+            resource.path(ref.namespace, ref.name),
+            query=[("fieldManager", self.field_manager)],
+            body={"spec": spec_patch},
+            content_type=STRATEGIC_MERGE_PATCH,
+            target=ref,
+        )
+        self.resized.append(ref)
+
+    async def run(self, pods: Sequence[Any], gate_enabled: bool) -> ReconcileResult:
+        decision = await self.decide(pods, gate_enabled)
+        for _ in range(_STEPS):
+            if decision.event is not None:
+                await self.event(decision.event)
+            if decision.create_workload is not None:
+                try:
+                    ref = await self.create(decision.create_workload.to_dict())
+                except Exception as exc:
+                    await self.event(JobEvent.failed_workload_create(self.name, str(exc)))
+                    raise
+                await self.event(JobEvent.workload_created(ref.name, self.name))
+            elif decision.create_pod_group is not None:
+                ref = await self.create(decision.create_pod_group.to_dict())
+                await self.event(JobEvent.pod_group_created(ref.name, self.name))
+            else:
+                break
+            decision = await self.decide(pods, gate_enabled)
+        await self.settle_counts(decision)
+        workload = decision.workload
+        group = decision.pod_group
+        return ReconcileResult(
+            workload=workload,
+            objects=(group,) if group is not None else (),
+            created=tuple(self.created),
+            resized=tuple(self.resized),
+            skipped=None if group is not None else decision.message,
+            events=tuple(self.events),
+        )
+
+    async def settle_counts(self, decision: JobSchedulingDecision) -> None:
+        workload, group = decision.workload, decision.pod_group
+        if decision.workload_min_count is not None and workload is not None:
+            template = (workload.spec.pod_group_templates or [])[0].name
+            gang = {"gang": {"minCount": decision.workload_min_count}}
+            await self.set_min_count(
+                ObjectRef("Workload", self.namespace, workload.metadata.name or ""),
+                {"podGroupTemplates": [{"name": template, "schedulingPolicy": gang}]},
+            )
+        if decision.pod_group_min_count is not None and group is not None:
+            gang = {"gang": {"minCount": decision.pod_group_min_count}}
+            await self.set_min_count(
+                ObjectRef("PodGroup", self.namespace, group.metadata.name or ""),
+                {"schedulingPolicy": gang},
+            )
+
+
+async def reconcile_job(
+    api_client: Any,
+    job: Any,
+    *,
+    field_manager: str = "job-controller",
+    pods: Sequence[Any] | None = None,
+    gate_enabled: bool = True,
+    retry: RetryPolicy | None = None,
+) -> ReconcileResult:
+    """Do for ``job`` what the native Job controller does on one sync.
+
+    ``job`` is the Job as read from the API server (dict or client model). The decision is the
+    core's ``decide_job_scheduling``: nothing for a Job whose pod template sets its own
+    ``schedulingGroup`` or that another controller owns without delegating; for a new Job, the
+    Workload (``WorkloadCreated``) and then its PodGroup (``PodGroupCreated``), or only a
+    PodGroup of the parent's Workload when the parent delegates; gang ``minCount`` kept in
+    sync with ``parallelism`` and ``spec.scheduling``. ``pods`` are the Job's pods (by default
+    listed by the ``batch.kubernetes.io/controller-uid`` label): a Job that has any is not new.
+    ``gate_enabled`` says whether the cluster runs with ``WorkloadWithJob`` (``preflight``
+    checks it). Running it again creates nothing. Returns what it found and did; the
+    ``objects`` are the Job's PodGroup.
+    """
+    sync = _JobSync(Transport(api_client, retry), job, field_manager)
+    if pods is None:
+        pods = await list_documents(
+            sync.transport,
+            PODS,
+            sync.namespace,
+            label_selector=f"{JOB_CONTROLLER_UID_LABEL}={sync.owner.uid}",
+        )
+    return await sync.run(pods, gate_enabled)

@@ -1,0 +1,353 @@
+"""Spec files: a WorkloadItem tree, the controller's capabilities and the naming inputs in YAML.
+
+A spec file (``apiVersion: workloadbuilder.dev/v1alpha1``, ``kind: WorkloadSpec``) holds the
+v1alpha3 building blocks exactly as a controller's own API embeds them, so every error is
+reported at the spec's own path (``spec.root.children[1].schedulingPolicy.gang.minCount``)
+and, by :func:`load_spec`, with the file and line it comes from.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import pydantic
+import yaml
+from pydantic import ConfigDict, Discriminator, Field, StrictInt, Tag
+
+from .api._base import K8sModel, OptList, OptMap, Str
+from .api.meta_v1 import OwnerReference
+from .api.scheduling_v1alpha3 import (
+    WorkloadCompositePodGroupDisruptionMode,
+    WorkloadCompositePodGroupSchedulingConstraints,
+    WorkloadCompositePodGroupSchedulingPolicy,
+    WorkloadPodGroupDisruptionMode,
+    WorkloadPodGroupResourceClaim,
+    WorkloadPodGroupSchedulingConstraints,
+    WorkloadPodGroupSchedulingPolicy,
+)
+from .api.scheduling_v1beta1 import Workload
+from .builder import Builder, BuildError
+from .field import ErrorList, FieldError, FieldPath
+from .item import WorkloadItem, composite, leaf
+from .naming import generate_workload_name
+from .options import BuildOptions, DisruptionModeOption, SchedulingPolicyOption
+from .runtime import RuntimeObject, instantiate
+
+__all__ = [
+    "API_VERSION",
+    "KIND",
+    "LoadedSpec",
+    "SpecError",
+    "WorkloadSpecFile",
+    "load_spec",
+    "parse_spec",
+    "spec_json_schema",
+]
+
+API_VERSION = "workloadbuilder.dev/v1alpha1"
+KIND = "WorkloadSpec"
+
+
+class _SpecModel(K8sModel):
+    """A part of a spec file; attribute docstrings become the schema's descriptions."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+
+class SpecOwner(_SpecModel):
+    """The controller's object that owns the Workload (garbage collection follows it)."""
+
+    api_version: Str
+    kind: Str
+    name: Str
+    uid: Str
+
+
+class SpecCapabilities(_SpecModel):
+    """What the controller supports; deny by default (an empty list allows nothing)."""
+
+    policies: list[SchedulingPolicyOption]
+    disruption_modes: list[DisruptionModeOption]
+
+
+class SpecLeaf(_SpecModel):
+    """A pod group (a PodGroupTemplate): no ``children``."""
+
+    name: Str
+    """The template's name: a DNS label, unique across the tree."""
+    scheduling_policy: WorkloadPodGroupSchedulingPolicy | None = None
+    scheduling_constraints: WorkloadPodGroupSchedulingConstraints | None = None
+    disruption_mode: WorkloadPodGroupDisruptionMode | None = None
+    resource_claims: OptList[WorkloadPodGroupResourceClaim] = None
+    priority_class_name: Str = ""
+    replicas: Annotated[StrictInt, Field(ge=0)] | None = None
+    """How many pods the controller creates for the group (``explain``, ``simulate``)."""
+    resources: OptMap[Str | StrictInt] = None
+    """Each pod's resource requests, e.g. ``{cpu: "2", nvidia.com/gpu: 1}`` (``simulate``)."""
+
+
+class SpecComposite(_SpecModel):
+    """A group of groups (a CompositePodGroupTemplate): one or more ``children``."""
+
+    name: Str
+    scheduling_policy: WorkloadCompositePodGroupSchedulingPolicy | None = None
+    scheduling_constraints: WorkloadCompositePodGroupSchedulingConstraints | None = None
+    disruption_mode: WorkloadCompositePodGroupDisruptionMode | None = None
+    priority_class_name: Str = ""
+    children: Annotated[list[SpecNode], Field(min_length=1)]
+    """The child groups: leaves (no ``children``) or composites."""
+
+
+def _node_kind(value: Any) -> str:
+    has_children = isinstance(value, Mapping) and "children" in value
+    if isinstance(value, SpecComposite):
+        has_children = True
+    return "SpecComposite" if has_children else "SpecLeaf"
+
+
+SpecNode = Annotated[
+    Annotated[SpecLeaf, Tag("SpecLeaf")] | Annotated[SpecComposite, Tag("SpecComposite")],
+    Discriminator(_node_kind),
+]
+
+
+class SpecBody(_SpecModel):
+    """Naming inputs, capabilities and the tree."""
+
+    namespace: Str
+    """The namespace of the Workload and its runtime objects."""
+    owner: SpecOwner
+    workload_name: Str | None = None
+    """Defaults to ``generate_workload_name(owner.name, owner.uid)``, as the Job controller."""
+    capabilities: SpecCapabilities
+    root: SpecNode
+    """The tree's root group."""
+
+
+class WorkloadSpecFile(_SpecModel):
+    """A ``WorkloadSpec`` document."""
+
+    api_version: Literal["workloadbuilder.dev/v1alpha1"]
+    kind: Literal["WorkloadSpec"]
+    spec: SpecBody
+
+
+SpecComposite.model_rebuild()
+SpecBody.model_rebuild()
+WorkloadSpecFile.model_rebuild()
+
+
+def spec_json_schema() -> dict[str, Any]:
+    """The JSON Schema of a spec file (draft 2020-12), for editors and linters."""
+    schema = WorkloadSpecFile.model_json_schema(by_alias=True)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://workloadbuilder.dev/schemas/v1alpha1/workloadspec.json",
+        **schema,
+    }
+
+
+class SpecError(ValueError):
+    """A spec file that cannot be read or is invalid: ``errors`` at the spec's own paths.
+
+    ``str()`` gives one line per error, each prefixed with ``FILE:LINE:``.
+    """
+
+    def __init__(self, source: str, errors: ErrorList, lines: Mapping[str, int]) -> None:
+        self.source = source
+        self.errors = errors
+        self.lines = dict(lines)
+        super().__init__("\n".join(self.located()))
+
+    def located(self) -> list[str]:
+        """Each error as ``FILE:LINE: <apimachinery rendering>``."""
+        return [f"{self.source}:{_line_of(e, self.lines)}: {e}" for e in self.errors]
+
+
+@dataclass(frozen=True)
+class LoadedSpec:
+    """A parsed spec: its document, its tree and options, and where each path sits in the file."""
+
+    source: str
+    document: WorkloadSpecFile
+    root: WorkloadItem
+    options: BuildOptions
+    lines: Mapping[str, int] = field(default_factory=dict)
+
+    def builder(self) -> Builder:
+        """A Builder over the spec's tree and options."""
+        return Builder(self.root, self.options)
+
+    def validate(self) -> ErrorList:
+        """Every error of the spec at its own paths (empty when it is valid).
+
+        The tree's errors come from ``Builder.validate()``; the Workload's name and namespace
+        are reported at ``spec.workloadName`` (or ``spec.owner.name``) and ``spec.namespace``;
+        what only compiling finds (the owner's ``apiVersion``) at its field too.
+        """
+        builder = self.builder()
+        errors = ErrorList(self._relocated(e) for e in builder.validate())
+        if errors:
+            return errors
+        try:
+            builder.build_workload()
+        except BuildError as exc:
+            owner = FieldPath("spec", "owner", "apiVersion")
+            where = owner if str(exc).startswith("invalid owner apiVersion") else None
+            bad = self.document.spec.owner.api_version if where is not None else None
+            return exc.errors or ErrorList([FieldError.invalid(where, bad, str(exc))])
+        return errors
+
+    def _relocated(self, error: FieldError) -> FieldError:
+        named = "workloadName" if self.document.spec.workload_name else "owner.name"
+        moved = {"metadata.name": f"spec.{named}", "metadata.namespace": "spec.namespace"}
+        return error.with_field(moved[error.field]) if error.field in moved else error
+
+    def error(self, errors: ErrorList) -> SpecError:
+        """``errors`` located in this spec's file."""
+        return SpecError(self.source, errors, self.lines)
+
+    def objects(self) -> list[Workload | RuntimeObject]:
+        """The Workload and every runtime object of one execution, parents first.
+
+        Raises :class:`SpecError` when the spec does not validate.
+        """
+        errors = self.validate()
+        if errors:
+            raise self.error(errors)
+        builder = self.builder()
+        runtime: list[RuntimeObject] = instantiate(builder)
+        return [builder.build_workload(), *runtime]
+
+    def nodes(self) -> Iterator[tuple[FieldPath, SpecLeaf | SpecComposite, int]]:
+        """Every node of the tree with its path and depth (the root at 0), parents first."""
+        yield from _walk(self.document.spec.root, FieldPath("spec", "root"), 0)
+
+
+def _walk(
+    node: SpecLeaf | SpecComposite, path: FieldPath, depth: int
+) -> Iterator[tuple[FieldPath, SpecLeaf | SpecComposite, int]]:
+    yield path, node, depth
+    if isinstance(node, SpecComposite):
+        for i, child in enumerate(node.children):
+            yield from _walk(child, path.child("children").index(i), depth + 1)
+
+
+def _item(node: SpecLeaf | SpecComposite, path: FieldPath) -> WorkloadItem:
+    topology = [t.key for t in (node.scheduling_constraints or _NO_CONSTRAINTS).topology or ()]
+    if isinstance(node, SpecComposite):
+        return composite(
+            node.name,
+            [_item(c, path.child("children").index(i)) for i, c in enumerate(node.children)],
+            path=path,
+            policy=node.scheduling_policy,
+            disruption_mode=node.disruption_mode,
+            topology=topology,
+            priority_class_name=node.priority_class_name,
+        )
+    return leaf(
+        node.name,
+        path=path,
+        policy=node.scheduling_policy,
+        disruption_mode=node.disruption_mode,
+        topology=topology,
+        resource_claims=node.resource_claims or (),
+        priority_class_name=node.priority_class_name,
+    )
+
+
+_NO_CONSTRAINTS = WorkloadPodGroupSchedulingConstraints()
+
+
+def parse_spec(
+    data: Any, *, source: str = "<spec>", lines: Mapping[str, int] | None = None
+) -> LoadedSpec:
+    """A spec from its parsed YAML/JSON; :class:`SpecError` at the spec's paths if malformed."""
+    where = dict(lines or {})
+    if not isinstance(data, Mapping):
+        raise SpecError(
+            source,
+            ErrorList([FieldError.type_invalid(None, data, "must be of type object")]),
+            where,
+        )
+    try:
+        document = WorkloadSpecFile.model_validate(data)
+    except pydantic.ValidationError as exc:
+        raise SpecError(
+            source, ErrorList.from_pydantic(exc, model=WorkloadSpecFile), where
+        ) from None
+    body = document.spec
+    owner = OwnerReference(
+        api_version=body.owner.api_version,
+        kind=body.owner.kind,
+        name=body.owner.name,
+        uid=body.owner.uid,
+        controller=True,
+        block_owner_deletion=True,
+    )
+    options = BuildOptions(
+        name=body.workload_name or generate_workload_name(body.owner.name, body.owner.uid),
+        namespace=body.namespace,
+        owner=owner,
+        allowed_policies=frozenset(body.capabilities.policies),
+        allowed_disruption_modes=frozenset(body.capabilities.disruption_modes),
+    )
+    root = _item(body.root, FieldPath("spec", "root"))
+    return LoadedSpec(source=source, document=document, root=root, options=options, lines=where)
+
+
+def load_spec(path: str | Path) -> LoadedSpec:
+    """Read a spec file (YAML or JSON). Raises :class:`SpecError` with file and line numbers.
+
+    ``OSError`` is left to the caller (a missing or unreadable file).
+    """
+    source = str(path)
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        problem = getattr(exc, "problem", None) or str(exc)
+        error = FieldError.invalid(None, None, f"not valid YAML: {problem}")
+        raise SpecError(source, ErrorList([error]), {"": line}) from None
+    lines = dict(_node_lines(node, "")) if node is not None else {}
+    return parse_spec(data, source=source, lines=lines)
+
+
+def _node_lines(node: yaml.Node, prefix: str) -> Iterator[tuple[str, int]]:
+    """Each path in a composed YAML document with the 1-based line where it starts."""
+    yield prefix, node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            name = str(key.value)
+            path = name if not prefix else f"{prefix}.{name}"
+            yield path, key.start_mark.line + 1
+            for sub, line in _node_lines(value, path):
+                if sub != path:
+                    yield sub, line
+    elif isinstance(node, yaml.SequenceNode):
+        for i, value in enumerate(node.value):
+            yield from _node_lines(value, f"{prefix}[{i}]")
+
+
+def _line_of(error: FieldError, lines: Mapping[str, int]) -> int:
+    """The line of the error's field, or of its nearest ancestor present in the file."""
+    path = error.field
+    while True:
+        if path in lines:
+            return lines[path]
+        if not path:
+            return 1
+        cut = max(path.rfind("."), path.rfind("["))
+        path = path[: max(cut, 0)]
+
+
+def dump_schema() -> str:
+    """The spec's JSON Schema as indented JSON."""
+    return json.dumps(spec_json_schema(), indent=2, sort_keys=False) + "\n"
