@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
@@ -333,13 +333,23 @@ def _template_json(item: WorkloadItem) -> dict[str, Any]:
     """The template of ``item`` and its subtree as JSON (raises ``BuildError`` as resolving)."""
     fields = _template_fields(item, composite=item.is_composite)
     if item.is_composite:
-        leaves = [_template_json(c) for c in item.children if not c.is_composite]
-        composites = [_template_json(c) for c in item.children if c.is_composite]
-        if leaves:
-            fields["podGroupTemplates"] = leaves
-        if composites:
-            fields["compositePodGroupTemplates"] = composites
+        _add_children(fields, item, _template_json, _template_json)
     return fields
+
+
+def _add_children(
+    fields: dict[str, Any],
+    item: WorkloadItem,
+    leaf: Callable[[WorkloadItem], Any],
+    composite: Callable[[WorkloadItem], Any],
+) -> None:
+    """A composite's child templates into ``fields``: every leaf, then every composite."""
+    leaves = [leaf(c) for c in item.children if not c.is_composite]
+    composites = [composite(c) for c in item.children if c.is_composite]
+    if leaves:
+        fields["podGroupTemplates"] = leaves
+    if composites:
+        fields["compositePodGroupTemplates"] = composites
 
 
 def _check_depth(root: WorkloadItem) -> None:
@@ -440,12 +450,7 @@ def _leaf_template(item: WorkloadItem) -> PodGroupTemplate:
 
 def _composite_template(item: WorkloadItem) -> CompositePodGroupTemplate:
     fields = _template_fields(item, composite=True)
-    leaves = [_leaf_template(c) for c in item.children if not c.is_composite]
-    composites = [_composite_template(c) for c in item.children if c.is_composite]
-    if leaves:
-        fields["podGroupTemplates"] = leaves
-    if composites:
-        fields["compositePodGroupTemplates"] = composites
+    _add_children(fields, item, _leaf_template, _composite_template)
     return _parsed(CompositePodGroupTemplate, item, fields)
 
 

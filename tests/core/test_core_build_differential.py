@@ -14,22 +14,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_core_properties import OPTIONS, PERMISSIVE, trees
+from test_core_stamp_differential import fields_set
 
 from workloadbuilder import Builder, BuildError, BuildOptions, WorkloadItem
-from workloadbuilder.api import K8sModel
 from workloadbuilder.api.meta_v1 import OwnerReference
-
-
-def _fields_set(model: Any) -> Any:
-    if isinstance(model, K8sModel):
-        return (
-            type(model).__name__,
-            sorted(model.model_fields_set),
-            {k: _fields_set(getattr(model, k)) for k in sorted(model.model_fields_set)},
-        )
-    if isinstance(model, list):
-        return [_fields_set(v) for v in model]
-    return None
 
 
 def _outcome(build: Any) -> Any:
@@ -37,7 +25,7 @@ def _outcome(build: Any) -> Any:
         workload = build()
     except BuildError as exc:
         return ("error", str(exc), exc.errors)
-    return ("workload", workload, workload.to_dict(), _fields_set(workload))
+    return ("workload", workload, workload.to_dict(), fields_set(workload))
 
 
 def _previous(root: WorkloadItem | None, options: BuildOptions) -> Any:

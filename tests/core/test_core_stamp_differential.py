@@ -29,15 +29,9 @@ from workloadbuilder import (
 from workloadbuilder._gorender import go_quote
 from workloadbuilder.api import K8sModel
 from workloadbuilder.api.scheduling_v1beta1 import CompositePodGroupTemplate, PodGroupTemplate
+from workloadbuilder.builder import _COMPOSITE_FIELDS, _POD_GROUP_FIELDS
 
 _UNSET = object()
-_COMPOSITE_FIELDS = (
-    "schedulingPolicy",
-    "schedulingConstraints",
-    "disruptionMode",
-    "priorityClassName",
-    "priority",
-)
 
 
 def _templates(builder: Builder) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -75,7 +69,7 @@ def previous_stamp(
         )
     source = template.to_dict()
     spec = {"workloadRef": {"workloadName": workload.metadata.name, "templateName": template.name}}
-    fields = (*_COMPOSITE_FIELDS, "resourceClaims") if leaf else _COMPOSITE_FIELDS
+    fields = _POD_GROUP_FIELDS if leaf else _COMPOSITE_FIELDS  # what upstream copies
     spec.update((key, source[key]) for key in fields if key in source)
     metadata: dict[str, Any] = {"name": name, "namespace": workload.metadata.namespace}
     if builder.options.owner is not None:
@@ -109,15 +103,15 @@ def previous_instantiate(builder: Builder) -> list[K8sModel]:
     return out
 
 
-def _fields_set(model: Any) -> Any:
+def fields_set(model: Any) -> Any:
     if isinstance(model, K8sModel):
         return (
             type(model).__name__,
             sorted(model.model_fields_set),
-            {k: _fields_set(getattr(model, k)) for k in sorted(model.model_fields_set)},
+            {k: fields_set(getattr(model, k)) for k in sorted(model.model_fields_set)},
         )
     if isinstance(model, list):
-        return [_fields_set(v) for v in model]
+        return [fields_set(v) for v in model]
     return None
 
 
@@ -125,7 +119,7 @@ def assert_same(ours: list[K8sModel], previous: list[K8sModel]) -> None:
     assert [type(o) for o in ours] == [type(p) for p in previous]
     assert ours == previous
     assert [o.to_dict() for o in ours] == [p.to_dict() for p in previous]
-    assert [_fields_set(o) for o in ours] == [_fields_set(p) for p in previous]
+    assert [fields_set(o) for o in ours] == [fields_set(p) for p in previous]
 
 
 @settings(
