@@ -147,3 +147,12 @@ def test_every_example_spec_is_placed_on_the_example_nodes(spec: Path) -> None:
     assert result.exit_code == 0, result.output
     verdicts = [g["verdict"] for g in json.loads(result.stdout)["groups"]]
     assert verdicts and set(verdicts) == {"placed"}
+
+
+def test_observe_gang_prints_each_verdict_on_the_four_situations() -> None:
+    result = run(str(EXAMPLES / "observe_gang.py"))
+    assert result.returncode == 0, result.stderr
+    states = [line.split()[-1] for line in result.stdout.splitlines() if "state:" in line]
+    assert states == ["WaitingForMembers", "Unschedulable", "Scheduled", "Degraded"]
+    waits = [line for line in result.stdout.splitlines() if "wait_scheduled" in line]
+    assert "reason Unschedulable" in waits[1] and "returned" in waits[2]

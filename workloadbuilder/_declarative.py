@@ -14,6 +14,7 @@ from typing import Any
 from pydantic.alias_generators import to_snake as _to_snake
 
 from ._formats import dns_label_errors, dns_subdomain_errors, label_key_errors
+from .api import INT32_MAX
 from .api.scheduling_v1alpha3 import (
     TopologyConstraint,
     WorkloadCompositePodGroupDisruptionMode,
@@ -24,11 +25,10 @@ from .api.scheduling_v1alpha3 import (
     WorkloadPodGroupSchedulingConstraints,
     WorkloadPodGroupSchedulingPolicy,
 )
-from .field import ErrorList, FieldError, FieldPath
+from .field import ErrorList, FieldError, FieldPath, child_path
 
 __all__ = [
     "INT32_MAX",
-    "child_path",
     "count_errors",
     "union_errors",
     "validate_claim",
@@ -37,7 +37,6 @@ __all__ = [
     "validate_policy",
 ]
 
-INT32_MAX = 2**31 - 1
 MAX_TOPOLOGY = 1
 
 
@@ -77,13 +76,7 @@ def format_errors(
     return [FieldError.invalid(path, value, detail) for detail in check(value)]
 
 
-to_snake = functools.lru_cache(maxsize=None)(_to_snake)
-"""pydantic's ``to_snake``, remembered: the few JSON names of the blocks recur on every item."""
-
-
-def child_path(path: FieldPath | None, *names: str) -> FieldPath:
-    """``path`` extended by ``names``; the names alone for a missing path."""
-    return FieldPath(*names) if path is None else path.child(*names)
+to_snake = functools.cache(_to_snake)
 
 
 def _members(block: Any, *names: str) -> dict[str, Any]:

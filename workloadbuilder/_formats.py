@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["byte_length", "dns_label_errors", "dns_subdomain_errors", "label_key_errors"]
+__all__ = [
+    "DNS1123_LABEL_MAX_LENGTH",
+    "DNS1123_SUBDOMAIN_MAX_LENGTH",
+    "byte_length",
+    "dns_label_errors",
+    "dns_subdomain_errors",
+    "is_dns_subdomain",
+    "label_key_errors",
+]
+
+DNS1123_LABEL_MAX_LENGTH = 63
+DNS1123_SUBDOMAIN_MAX_LENGTH = 253
 
 _LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _SUBDOMAIN = _LABEL + r"(\." + _LABEL + ")*"
@@ -57,18 +68,24 @@ def byte_length(value: str) -> int:
 def dns_label_errors(value: str) -> list[str]:
     """Problems of ``value`` as an RFC 1123 DNS label (a template or claim name)."""
     errors = []
-    if byte_length(value) > 63:
-        errors.append("must be no more than 63 bytes")
+    if byte_length(value) > DNS1123_LABEL_MAX_LENGTH:
+        errors.append(f"must be no more than {DNS1123_LABEL_MAX_LENGTH} bytes")
     if not _LABEL_RE.fullmatch(value):
         errors.append("must not contain dots" if _SUBDOMAIN_RE.fullmatch(value) else LABEL_MESSAGE)
     return errors
 
 
+def is_dns_subdomain(value: str) -> bool:
+    """Whether ``value`` is a valid RFC 1123 DNS subdomain (an object name)."""
+    # A match is ASCII, so its length in characters is its length in bytes.
+    return _SUBDOMAIN_RE.fullmatch(value) is not None and len(value) <= DNS1123_SUBDOMAIN_MAX_LENGTH
+
+
 def dns_subdomain_errors(value: str) -> list[str]:
     """Problems of ``value`` as an RFC 1123 DNS subdomain (an object name)."""
     errors = []
-    if byte_length(value) > 253:
-        errors.append("must be no more than 253 bytes")
+    if byte_length(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
+        errors.append(f"must be no more than {DNS1123_SUBDOMAIN_MAX_LENGTH} bytes")
     if not _SUBDOMAIN_RE.fullmatch(value):
         errors.append(SUBDOMAIN_MESSAGE)
     return errors

@@ -8,6 +8,7 @@ import enum
 import json
 import math
 import re
+import reprlib
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any, Final
@@ -33,7 +34,8 @@ def render_value(value: Any) -> str:
     try:
         return _go_json(value)
     except _NotJSON:
-        return str(value)
+        # Not JSON, nested deeper than any decoded document, or cyclic: a bounded repr.
+        return reprlib.repr(value)
 
 
 def sprint(v: Any) -> str:
@@ -167,10 +169,15 @@ def _json_str(s: str) -> str:
     return out
 
 
-def _go_json(value: Any, *, sort_keys: bool = True) -> str:
+_MAX_DEPTH: Final = 200
+
+
+def _go_json(value: Any, *, sort_keys: bool = True, depth: int = 0) -> str:
     """Compact JSON as Go's ``json.Marshal`` writes it: plain mappings with sorted keys (Go
     maps); struct-like objects (``to_dict()``, pydantic models, dataclasses) and everything
     inside them in their own order (Go structs); ``<``, ``>``, ``&`` escaped."""
+    if depth > _MAX_DEPTH:
+        raise _NotJSON
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -178,7 +185,7 @@ def _go_json(value: Any, *, sort_keys: bool = True) -> str:
     if isinstance(value, str):
         return _json_str(value)
     if isinstance(value, enum.Enum):
-        return _go_json(value.value)
+        return _go_json(value.value, depth=depth + 1)
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
@@ -192,14 +199,16 @@ def _go_json(value: Any, *, sort_keys: bool = True) -> str:
         return _json_str(value.isoformat())
     to_dict = getattr(value, "to_dict", None)
     if callable(to_dict) and not isinstance(value, type):
-        return _go_json(to_dict(), sort_keys=False)
+        return _go_json(to_dict(), sort_keys=False, depth=depth + 1)
     model_dump = getattr(value, "model_dump", None)
     if callable(model_dump) and not isinstance(value, type):
         dumped = model_dump(mode="json", by_alias=True, exclude_none=True)
-        return _go_json(dumped, sort_keys=False)
+        return _go_json(dumped, sort_keys=False, depth=depth + 1)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return _go_json(
-            {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}, sort_keys=False
+            {f.name: getattr(value, f.name) for f in dataclasses.fields(value)},
+            sort_keys=False,
+            depth=depth + 1,
         )
     if isinstance(value, Mapping):
         items = [(str(k), v) for k, v in value.items()]
@@ -207,13 +216,18 @@ def _go_json(value: Any, *, sort_keys: bool = True) -> str:
             items.sort(key=lambda kv: kv[0])
         return (
             "{"
-            + ",".join(_json_str(k) + ":" + _go_json(v, sort_keys=sort_keys) for k, v in items)
+            + ",".join(
+                _json_str(k) + ":" + _go_json(v, sort_keys=sort_keys, depth=depth + 1)
+                for k, v in items
+            )
             + "}"
         )
     if isinstance(value, (set, frozenset)):
-        return "[" + ",".join(sorted(_go_json(v) for v in value)) + "]"
+        return "[" + ",".join(sorted(_go_json(v, depth=depth + 1) for v in value)) + "]"
     if isinstance(value, (list, tuple)):
-        return "[" + ",".join(_go_json(v, sort_keys=sort_keys) for v in value) + "]"
+        return (
+            "[" + ",".join(_go_json(v, sort_keys=sort_keys, depth=depth + 1) for v in value) + "]"
+        )
     if isinstance(value, (bytes, bytearray)):
         import base64
 

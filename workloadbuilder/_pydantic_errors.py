@@ -11,7 +11,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ._gorender import sprint
-from .field import _SUB, FieldError, FieldPath
 
 __all__ = ["convert_pydantic_error", "loc_to_path"]
 
@@ -78,23 +77,24 @@ def _looks_like_schema_tag(s: str) -> bool:
     return "[" in s or "(" in s
 
 
+PathElement = tuple[bool, str]
+"""One element of a path: ``(True, name)`` for a field name, ``(False, key)`` for a subscript."""
+
+
 def loc_to_path(
     loc: Sequence[int | str],
-    root: FieldPath | None,
     aliases: bool,
     model: type[Any] | None,
-) -> tuple[FieldPath | None, Any]:
-    path = root
+) -> tuple[list[PathElement], Any]:
+    """The path elements a pydantic ``loc`` names, and the type found at its end (if known)."""
+    path: list[PathElement] = []
     tp: Any = model
 
     def add_name(name: str) -> None:
-        nonlocal path
-        path = FieldPath(name) if path is None else path.child(name)
+        path.append((True, name))
 
     def add_sub(sub: str) -> None:
-        nonlocal path
-        elems = ((_SUB, sub),)
-        path = FieldPath._make(elems, "[" + sub + "]") if path is None else path.key(sub)
+        path.append((False, sub))
 
     for elem in loc:
         tp = _unwrap(tp) if tp is not None else None
@@ -189,20 +189,38 @@ def _sort_key(v: Any) -> tuple[str, str]:
     return (type(v).__name__, sprint(v))
 
 
-def convert_pydantic_error(err: Mapping[str, Any], path: FieldPath | None, leaf: Any) -> FieldError:
+Conversion = tuple[str, tuple[Any, ...]]
+"""The name of the ``FieldError`` constructor to call and its arguments after the path."""
+
+
+def convert_pydantic_error(err: Mapping[str, Any], leaf: Any) -> Conversion:
+    """The ``FieldError`` constructor (by name) and its arguments after the path, for one
+    pydantic error; ``leaf`` is the type at the error's location, when known."""
     kind = str(err.get("type", ""))
     msg = str(err.get("msg", ""))
     ctx: Mapping[str, Any] = err.get("ctx") or {}
     value = err.get("input")
     if kind == "missing":
-        return FieldError.required(path)
+        return ("required", ())
     if kind == "extra_forbidden":
-        return FieldError.forbidden(path, "unknown field")
+        return ("forbidden", ("unknown field",))
     if kind in _TYPE_DETAILS:
-        return FieldError.type_invalid(path, value, _TYPE_DETAILS[kind])
+        return (
+            "type_invalid",
+            (
+                value,
+                _TYPE_DETAILS[kind],
+            ),
+        )
     if kind in _BOUNDS:
         key, text = _BOUNDS[kind]
-        return FieldError.invalid(path, value, f"{text} {sprint(ctx.get(key))}")
+        return (
+            "invalid",
+            (
+                value,
+                f"{text} {sprint(ctx.get(key))}",
+            ),
+        )
     if kind in ("literal_error", "enum", "union_tag_invalid"):
         allowed = sorted(_allowed_values(leaf, ctx), key=_sort_key)
         if kind == "union_tag_invalid":
@@ -210,32 +228,80 @@ def convert_pydantic_error(err: Mapping[str, Any], path: FieldPath | None, leaf:
             raw = ctx.get("expected_tags")
             if isinstance(raw, str):
                 allowed = sorted(_allowed_values(None, {"expected": raw}), key=_sort_key)
-        return FieldError.not_supported(path, value, allowed)
+        return (
+            "not_supported",
+            (
+                value,
+                allowed,
+            ),
+        )
     if kind == "union_tag_not_found":
-        return FieldError.required(path, str(ctx.get("discriminator", "")).strip("'"))
+        return ("required", (str(ctx.get("discriminator", "")).strip("'"),))
     if kind == "too_long":
         if isinstance(value, (str, bytes)):
-            return FieldError.too_long(path, value, int(ctx.get("max_length", -1)))
+            return (
+                "too_long",
+                (
+                    value,
+                    int(ctx.get("max_length", -1)),
+                ),
+            )
         actual = ctx.get("actual_length")
         n = int(actual) if isinstance(actual, int) else _len_or(value, -1)
-        return FieldError.too_many(path, n, int(ctx.get("max_length", -1)))
+        return (
+            "too_many",
+            (
+                n,
+                int(ctx.get("max_length", -1)),
+            ),
+        )
     if kind == "too_short":
         actual = ctx.get("actual_length")
         n = int(actual) if isinstance(actual, int) else _len_or(value, 0)
         minimum = int(ctx.get("min_length", 0))
         if n == 0 and minimum == 1:
-            return FieldError.required(path)
-        return FieldError.too_few(path, n, minimum)
+            return ("required", ())
+        return (
+            "too_few",
+            (
+                n,
+                minimum,
+            ),
+        )
     if kind == "string_too_long":
-        return FieldError.too_long(path, value, int(ctx.get("max_length", -1)))
+        return (
+            "too_long",
+            (
+                value,
+                int(ctx.get("max_length", -1)),
+            ),
+        )
     if kind == "string_too_short":
         minimum = int(ctx.get("min_length", 0))
         if value == "" and minimum == 1:
-            return FieldError.required(path)
-        return FieldError.too_short(path, value, minimum)
+            return ("required", ())
+        return (
+            "too_short",
+            (
+                value,
+                minimum,
+            ),
+        )
     if kind in ("value_error", "assertion_error") and "error" in ctx:
-        return FieldError.invalid(path, value, str(ctx["error"]))
-    return FieldError.invalid(path, value, msg)
+        return (
+            "invalid",
+            (
+                value,
+                str(ctx["error"]),
+            ),
+        )
+    return (
+        "invalid",
+        (
+            value,
+            msg,
+        ),
+    )
 
 
 def _len_or(value: Any, default: int) -> int:

@@ -8,8 +8,7 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from ._gorender import go_quote
-from .api import K8sModel
-from .api._base import client_json
+from .api import K8sModel, client_json
 from .api.meta_v1 import ObjectMeta, OwnerReference
 from .api.scheduling_v1alpha3 import CompositePodGroup
 from .api.scheduling_v1beta1 import (
@@ -193,6 +192,7 @@ class Builder:
         """The JSON of a runtime object of ``template_name``, from the JSON its template and
         the owner were serialised to on first use; ``parent`` fills
         ``spec.parentCompositePodGroupName`` (``None`` included: set, but empty)."""
+        _check_names(name, template_name)
         stamps = self._leaf_stamps if leaf else self._composite_stamps
         spec = stamps.get(template_name)
         if spec is None:
@@ -350,6 +350,12 @@ def _add_children(
         fields["podGroupTemplates"] = leaves
     if composites:
         fields["compositePodGroupTemplates"] = composites
+
+
+def _check_names(name: object, template_name: object) -> None:
+    for label, value in (("the object's name", name), ("template_name", template_name)):
+        if not isinstance(value, str):
+            raise TypeError(f"{label} must be a str, not {type(value).__name__}")
 
 
 def _check_depth(root: WorkloadItem) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, SupportsIndex, overload
 
 from ._gorender import go_quote, render_value, sprint
+from ._pydantic_errors import convert_pydantic_error, loc_to_path
 
 if TYPE_CHECKING:
     import pydantic
@@ -28,6 +29,7 @@ __all__ = [
     "FieldError",
     "FieldPath",
     "PathLike",
+    "child_path",
     "render_value",
 ]
 
@@ -216,6 +218,11 @@ def _render(elems: tuple[_Elem, ...]) -> str:
         else:
             parts.append("[" + value + "]")
     return "".join(parts)
+
+
+def child_path(path: FieldPath | None, *names: str) -> FieldPath:
+    """``path`` extended by ``names``; the names alone for a missing path."""
+    return FieldPath(*names) if path is None else path.child(*names)
 
 
 PathLike = FieldPath | str | None
@@ -591,10 +598,16 @@ class ErrorList(list[FieldError]):
         exact: keys, union tags and allowed enum values are read from its annotations. The
         mapping of error kinds is documented in ``docs/field-errors.md``.
         """
-        from ._pydantic_errors import convert_pydantic_error, loc_to_path
-
         out = cls()
         for err in exc.errors(include_url=False):
-            path, leaf_type = loc_to_path(err.get("loc", ()), root_path, aliases, model)
-            out.append(convert_pydantic_error(err, path, leaf_type))
+            elements, leaf_type = loc_to_path(err.get("loc", ()), aliases, model)
+            path = root_path
+            for is_name, text in elements:
+                if path is None:
+                    elem = _name_elem(text) if is_name else (_SUB, text)
+                    path = FieldPath._make((elem,), _render((elem,)))
+                else:
+                    path = path.child(text) if is_name else path.key(text)
+            constructor, args = convert_pydantic_error(err, leaf_type)
+            out.append(getattr(FieldError, constructor)(path, *args))
         return out

@@ -11,7 +11,6 @@ API does not embed the block verbatim.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -51,11 +50,13 @@ from .config import (
     SingleDisruptionMode,
     config_type_errors,
 )
-from .field import ErrorList, FieldPath
+from .field import ErrorList, FieldPath, PathLike, child_path
 
 __all__ = [
+    "BlockInput",
     "ConstraintsInput",
     "DisruptionModeInput",
+    "PathLike",
     "PolicyInput",
     "ResourceClaimsInput",
     "WorkloadInput",
@@ -66,7 +67,6 @@ __all__ = [
     "leaf",
 ]
 
-PathLike = FieldPath | str | None
 _T = TypeVar("_T")
 
 
@@ -85,8 +85,11 @@ def _check_type(what: str, value: Any, *types: type) -> None:
         raise TypeError(f"{what} must be a {allowed} or None, not {type(value).__name__}")
 
 
+_NO_FIELD_PATHS: Mapping[str, FieldPath] = MappingProxyType({})
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
-class _BlockInput:
+class BlockInput:
     """Where a building block sits in the controller's API."""
 
     path_elements: tuple[str, ...] = ()
@@ -103,25 +106,28 @@ class _BlockInput:
             if not isinstance(element, str):
                 raise TypeError(f"path_elements must be field names (str), got {element!r}")
         object.__setattr__(self, "path_elements", elements)
-        if not isinstance(self.field_paths, Mapping):
+        if not self.field_paths and isinstance(self.field_paths, Mapping):
+            object.__setattr__(self, "field_paths", _NO_FIELD_PATHS)
+        elif not isinstance(self.field_paths, Mapping):
             raise TypeError(
                 "field_paths maps a field of the block (e.g. 'gang.minCount') to a path,"
                 f" not {type(self.field_paths).__name__}"
             )
-        mapped: dict[str, FieldPath] = {}
-        for key, target in self.field_paths.items():
-            _check_field_path_key(type(self), key)
-            path = as_path(target)
-            if path is None:
-                raise TypeError(f"field_paths[{key!r}] must be a FieldPath or a string, not None")
-            mapped[key] = path
-        object.__setattr__(self, "field_paths", MappingProxyType(mapped))
+        else:
+            mapped: dict[str, FieldPath] = {}
+            for key, target in self.field_paths.items():
+                _check_field_path_key(type(self), key)
+                path = as_path(target)
+                if path is None:
+                    raise TypeError(f"field_paths[{key!r}] must be a FieldPath or a string")
+                mapped[key] = path
+            object.__setattr__(self, "field_paths", MappingProxyType(mapped))
         for name, kind in self.block_types.items():
             _check_type(f"{type(self).__name__}.{name}", getattr(self, name), kind)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PolicyInput(_BlockInput):
+class PolicyInput(BlockInput):
     """The scheduling policy block of a leaf (``pod_group_data``) or composite item."""
 
     pod_group_data: WorkloadPodGroupSchedulingPolicy | None = None
@@ -136,7 +142,7 @@ class PolicyInput(_BlockInput):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ConstraintsInput(_BlockInput):
+class ConstraintsInput(BlockInput):
     """The scheduling constraints block of a leaf or composite item."""
 
     pod_group_data: WorkloadPodGroupSchedulingConstraints | None = None
@@ -151,7 +157,7 @@ class ConstraintsInput(_BlockInput):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class DisruptionModeInput(_BlockInput):
+class DisruptionModeInput(BlockInput):
     """The disruption mode block of a leaf or composite item."""
 
     pod_group_data: WorkloadPodGroupDisruptionMode | None = None
@@ -166,13 +172,13 @@ class DisruptionModeInput(_BlockInput):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ResourceClaimsInput(_BlockInput):
+class ResourceClaimsInput(BlockInput):
     """The shared DRA claims of a leaf item (composites have none)."""
 
     pod_group_data: tuple[WorkloadPodGroupResourceClaim, ...] = ()
 
     def __post_init__(self) -> None:
-        _BlockInput.__post_init__(self)
+        BlockInput.__post_init__(self)
         claims = tuple(self.pod_group_data or ())
         for claim in claims:
             _check_type("each resource claim", claim, WorkloadPodGroupResourceClaim)
@@ -198,17 +204,6 @@ class WorkloadInput:
             value = getattr(self, name)
             if not isinstance(value, kind):
                 raise TypeError(f"WorkloadInput.{name} must be a {kind.__name__}")
-
-
-@functools.lru_cache(maxsize=4096)
-def _below_path(
-    path: FieldPath | None, rendered: str | None, elements: tuple[str, ...]
-) -> FieldPath | None:
-    """``path`` (rendered as ``rendered``) extended by ``elements``; paths are immutable, so
-    one object serves every item, and non-str names raise before anything is cached."""
-    for element in elements:
-        path = FieldPath(element) if path is None else path.child(element)
-    return path
 
 
 def _field_names(model: type[BaseModel], prefix: str, out: list[str]) -> None:
@@ -240,7 +235,7 @@ def _is_sequence(annotation: Any) -> bool:
     return any(_is_sequence(arg) for arg in get_args(annotation))
 
 
-def _allowed_keys(kind: type[_BlockInput]) -> tuple[str, ...]:
+def _allowed_keys(kind: type[BlockInput]) -> tuple[str, ...]:
     cached = _ALLOWED_KEYS.get(kind)
     if cached is None:
         keys: list[str] = [""]
@@ -258,7 +253,7 @@ _ALLOWED_KEYS: dict[type, tuple[str, ...]] = {}
 _INDEX = re.compile(r"\[[0-9]+\]")
 
 
-def _check_field_path_key(kind: type[_BlockInput], key: object) -> None:
+def _check_field_path_key(kind: type[BlockInput], key: object) -> None:
     """``key`` names a field of the block (``gang.minCount``; ``[0]`` may follow a list)."""
     if not isinstance(key, str):
         raise TypeError(f"{kind.__name__}.field_paths keys are strings, not {type(key).__name__}")
@@ -350,11 +345,12 @@ class WorkloadItem:
             yield item
             stack.extend(reversed(item.children))
 
-    def block_path(self, block: _BlockInput) -> FieldPath | None:
-        """The controller path of one of this item's building blocks."""
-        path = self.path
-        # The rendering is part of the key: equal paths may render differently.
-        return _below_path(path, None if path is None else str(path), block.path_elements)
+    def block_path(self, block: BlockInput) -> FieldPath | None:
+        """The controller path of one of this item's building blocks (``None`` when neither
+        the item nor the block has one)."""
+        if not block.path_elements:
+            return self.path
+        return child_path(self.path, *block.path_elements)
 
     def user_config(self) -> SchedulingConfig:
         """The item's building blocks as a partial config (unset blocks stay ``None``)."""

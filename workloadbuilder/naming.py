@@ -12,12 +12,13 @@ import functools
 import re
 from typing import Final
 
+from ._formats import DNS1123_SUBDOMAIN_MAX_LENGTH, is_dns_subdomain
+
 __all__ = [
     "generate_pod_group_name",
     "generate_workload_name",
 ]
 
-DNS1123_SUBDOMAIN_MAX_LENGTH: Final = 253
 
 # The alphabet of apimachinery's rand.String / rand.SafeEncodeString (no vowels).
 _ALPHANUMS: Final = "bcdfghjklmnpqrstvwxz2456789"
@@ -29,9 +30,6 @@ _FNV32_PRIME: Final = 0x01000193
 # named string type) that is the type in parentheses followed by the raw string.
 _UID_PREFIX: Final = b"(types.UID)"
 
-_DNS1123_SUBDOMAIN_RE: Final = re.compile(
-    r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
-)
 _INVALID_CHARS_RE: Final = re.compile(r"[^a-z0-9.-]")
 
 
@@ -71,10 +69,7 @@ def _hash_suffix(prefix: bytes, rest: bytes) -> str:
 
 
 def _is_dns1123_subdomain(name: str) -> bool:
-    return (
-        len(name) <= DNS1123_SUBDOMAIN_MAX_LENGTH
-        and _DNS1123_SUBDOMAIN_RE.fullmatch(name) is not None
-    )
+    return is_dns_subdomain(name)
 
 
 def _sanitize(part: str) -> str:
@@ -89,6 +84,15 @@ def _sanitize(part: str) -> str:
 def _cut(part: str, length: int) -> str:
     """The first ``length`` characters of a sanitized part, without a trailing ``-`` or ``.``."""
     return part[:length].rstrip("-.")
+
+
+def _utf8(text: str) -> bytes:
+    """``text`` as the API server holds it: UTF-8, a lone surrogate (which no JSON decoder
+    keeps) replaced by U+FFFD as Go's decoder does."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")
 
 
 def _require(value: str, what: str) -> None:
@@ -107,7 +111,7 @@ def generate_workload_name(owner_name: str, owner_uid: str) -> str:
     """
     _require(owner_name, "owner_name")
     _require(owner_uid, "owner_uid")
-    suffix = _hash_suffix(_UID_PREFIX, owner_uid.encode("utf-8"))
+    suffix = _hash_suffix(_UID_PREFIX, _utf8(owner_uid))
     max_prefix = DNS1123_SUBDOMAIN_MAX_LENGTH - len(suffix) - 1
     if owner_name.isascii():
         name = f"{owner_name[:max_prefix]}-{suffix}"
@@ -139,7 +143,7 @@ def generate_pod_group_name(workload_name: str, template_name: str) -> str:
     """
     _require(workload_name, "workload_name")
     _require(template_name, "template_name")
-    suffix = _hash_suffix(workload_name.encode("utf-8"), template_name.encode("utf-8"))
+    suffix = _hash_suffix(_utf8(workload_name), _utf8(template_name))
     available = DNS1123_SUBDOMAIN_MAX_LENGTH - len(suffix) - 2
     if workload_name.isascii() and template_name.isascii():
         wl_len, tpl_len = _split(workload_name, template_name, available)

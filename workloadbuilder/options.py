@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .api._base import client_json
+from .api import client_json
 from .api.meta_v1 import OwnerReference
 from .field import ErrorList, FieldPath
 

@@ -6,7 +6,7 @@ import copy
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
-from .api._base import client_json
+from .api import client_json
 from .api.scheduling_v1alpha3 import CompositePodGroup
 from .api.scheduling_v1beta1 import (
     CompositePodGroupTemplate,
@@ -104,7 +104,8 @@ def _composite_tree(
 def set_scheduling_group(pod: _Pod, pod_group: PodGroup | Mapping[str, Any]) -> _Pod:
     """A copy of ``pod`` that belongs to ``pod_group`` (``spec.schedulingGroup.podGroupName``).
 
-    ``pod`` is a Pod dict or an official-client ``V1Pod``; the result has the same type.
+    ``pod`` is a Pod dict, an official-client ``V1Pod`` or a lightkube ``Pod``; the result has
+    the same type.
     Raises ``ValueError`` when the pod already belongs to another group (the link is
     immutable), lives in another namespace, or declares one of the group's DRA claims with a
     different source: a pod shares a group claim only by declaring it identically.
@@ -124,7 +125,7 @@ def set_scheduling_group(pod: _Pod, pod_group: PodGroup | Mapping[str, Any]) -> 
             f"pod {pod_name!r} is in namespace {namespace!r} but PodGroup {group_name!r} is in"
             f" {group_ns!r}: a pod can only join a group of its own namespace"
         )
-    spec = doc.setdefault("spec", {})
+    spec = doc["spec"] = dict(doc.get("spec") or {})
     linked = spec.get("schedulingGroup") or {}
     if not isinstance(linked, Mapping) or not isinstance(spec.get("resourceClaims") or [], list):
         raise ValueError("pod.spec.schedulingGroup must be an object and resourceClaims a list")
@@ -166,7 +167,10 @@ def _pod_dict(pod: object) -> dict[str, Any]:
             "pod must be a Pod dict, our model, an official-client V1Pod or a lightkube Pod,"
             f" not {type(pod).__name__}"
         )
-    return copy.deepcopy(doc)
+    try:
+        return copy.deepcopy(doc)
+    except RecursionError:
+        raise ValueError("pod is nested too deeply (or is cyclic) to be a Pod") from None
 
 
 def _like(original: _Pod, doc: dict[str, Any]) -> _Pod:

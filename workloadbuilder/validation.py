@@ -29,7 +29,7 @@ from ._gorender import go_quote
 from .api.scheduling_v1alpha3 import TopologyConstraint, WorkloadPodGroupResourceClaim
 from .config import SchedulingConfig
 from .field import ErrorList, FieldError, FieldPath
-from .item import WorkloadItem, _BlockInput
+from .item import BlockInput, WorkloadItem
 from .options import BuildOptions, DisruptionModeOption, SchedulingPolicyOption
 
 __all__ = [
@@ -135,6 +135,9 @@ class Locations:
         """The path errors of ``item`` are reported below."""
         if item.path is not None:
             return item.path
+        known = self._cache.get(id(item))
+        if known is not None:
+            return known
         chain: list[WorkloadItem] = []
         current: WorkloadItem | None = item
         while current is not None and id(current) not in self._cache:
@@ -153,7 +156,7 @@ class Locations:
             self._cache[id(node)] = path
         return self._cache[id(item)]
 
-    def block(self, item: WorkloadItem, block: _BlockInput) -> FieldPath:
+    def block(self, item: WorkloadItem, block: BlockInput) -> FieldPath:
         """The path of one of ``item``'s building blocks."""
         path = self.of(item)
         return path.child(*block.path_elements) if block.path_elements else path
@@ -420,7 +423,7 @@ def _check_shape(item: WorkloadItem, depth: int, errors: ErrorList, where: Locat
 
 def _relocated(item: WorkloadItem, errors: ErrorList, where: Locations) -> ErrorList:
     """Move errors inside a block to the controller's own fields named by ``field_paths``."""
-    blocks: list[_BlockInput] = [
+    blocks: list[BlockInput] = [
         item.input.policy,
         item.input.constraints,
         item.input.disruption_mode,

@@ -39,7 +39,12 @@ async def test_200_pod_groups_exactly_once_through_every_fault() -> None:
 
         stored = server.list_objects(SCHEDULING, "v1beta1", "podgroups", NS)
         assert sorted(g["metadata"]["name"] for g in stored) == [f"pg-{i:04d}" for i in range(200)]
-        assert all(g["metadata"]["generation"] == 1 for g in stored)
+        # A PodGroup keeps no generation: one apply each is one managedFields entry, unchanged
+        assert all(
+            [(m["manager"], m["operation"]) for m in g["metadata"]["managedFields"]]
+            == [("ctl", "Apply")]
+            for g in stored
+        )
         assert [a.metadata.name for a in applied] == [g.metadata.name for g in groups]
         assert server.faults.pending == []
         # 200 applies, 100 throttled, 5 failed, 2 dropped, and at most a window of requests lost

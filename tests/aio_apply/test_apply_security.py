@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 from apply_support import NS, apply_server, gang_pod_groups, release_builder, release_objects
+from test_apply_reconcile_job import job
 
 from workloadbuilder import aio
 from workloadbuilder.aio._transport import Transport
@@ -106,6 +107,8 @@ async def test_no_credential_in_logs_exceptions_or_reprs(
             texts.append(repr(await aio.resize(api, gang_pod_groups(1)[0], 3)))
             texts.append(repr(await aio.reconcile(api, release_builder(), field_manager="ctl")))
             texts.append(repr(await aio.delete(api, release_objects()[0])))
+            created = server.create_object("batch", "v1", "jobs", job())
+            texts.append(repr(await aio.reconcile_job(api, created, field_manager="ctl")))
             texts.append(repr(Transport(api)))
             texts.append(repr(aio.RetryPolicy()))
         finally:

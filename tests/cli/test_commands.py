@@ -168,9 +168,13 @@ def test_one_line_errors_and_exit_codes(
     assert result.stderr.startswith(message)
 
 
-@pytest.mark.parametrize(
-    "command", ["schema", "build", "validate", "explain", "simulate", "migrate"]
-)
+COMMANDS = [
+    *("schema", "build", "validate", "explain", "simulate", "migrate"),
+    *("apply", "status", "diagnose", "inspect", "delete"),
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
 def test_every_command_has_help_with_an_example(runner: CliRunner, command: str) -> None:
     result = runner.invoke(app, [command, "--help"])
     assert result.exit_code == 0

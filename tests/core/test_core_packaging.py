@@ -67,8 +67,8 @@ def test_readme_names_the_extras() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for extra in ("[aio]", "[testing]", "[cli]", "[docs]", "[dev]"):
         assert extra in readme, extra
-    # The two commands keep their meaning: the core install runs the example, [dev] the tests.
-    assert "pip install -e . && python examples/training_run.py" in readme
+    # The two commands keep their meaning: the [cli] install builds the example, [dev] the tests.
+    assert "pip install -e '.[cli]' && workloadbuilder build examples/specs/training.yaml" in readme
     assert "pip install -e '.[dev]' && pytest" in readme
 
 

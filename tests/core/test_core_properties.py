@@ -307,6 +307,8 @@ def test_validate_never_raises(
     assert isinstance(errors, ErrorList)
     for err in errors:
         assert str(err).startswith(err.field + ": ")
+        # The last-resort catch-all never answers a tree that is merely wrong.
+        assert "unexpected validation failure" not in err.detail, err
 
 
 @SETTINGS

@@ -268,3 +268,24 @@ def test_owner_reference_model_accepts_what_parse_group_version_accepts() -> Non
 
 def test_options_typed_owner_is_kept() -> None:
     assert BuildOptions(owner=job_owner()).owner == job_owner()
+
+
+def test_a_template_validate_rejects_is_one_clean_build_error() -> None:
+    # union.go: "must specify exactly one of: `resourceClaimName`, `resourceClaimTemplateName`"
+    # is what the API server (and validate()) say; build_workload() says it in one line.
+    item = leaf(
+        "w",
+        resource_claims=[
+            {"name": "gpu", "resourceClaimName": "a", "resourceClaimTemplateName": "b"}
+        ],
+    )
+    with pytest.raises(BuildError) as err:
+        Builder(item, all_allowed()).build_workload()
+    text = str(err.value)
+    assert "\n" not in text and "pydantic" not in text and "http" not in text
+    assert text.startswith('workload item "w" cannot be compiled')
+    assert ": resourceClaims[0]: Invalid value: " in text
+    assert text.endswith(
+        ": must specify exactly one of: `resourceClaimName`, `resourceClaimTemplateName`"
+    )
+    assert [e.field for e in err.value.errors] == ["resourceClaims[0]"]

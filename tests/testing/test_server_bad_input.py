@@ -460,6 +460,57 @@ async def test_out_of_range_timestamps_are_400(fake_apiserver: FakeAPIServer) ->
     await assert_store_healthy(fake_apiserver)
 
 
+@bounded()
+async def test_out_of_range_timestamps_in_conditions_are_400(fake_apiserver: FakeAPIServer) -> None:
+    stamp = "9999-12-31T23:59:59-01:00"
+    assert (await call(fake_apiserver, "POST", PG_PATH, pod_group())).status == 201
+    assert (await call(fake_apiserver, "POST", POD_PATH, pod())).status == 201
+    condition = {
+        "type": "PodGroupInitiallyScheduled",
+        "status": "True",
+        "reason": "Scheduled",
+        "message": "",
+        "lastTransitionTime": stamp,
+    }
+    merge = "application/merge-patch+json"
+    group = await call(
+        fake_apiserver,
+        "PATCH",
+        f"{PG_PATH}/pg/status",
+        {"status": {"conditions": [condition]}},
+        content_type=merge,
+    )
+    assert_status(
+        group,
+        400,
+        "BadRequest",
+        'PodGroup in version "v1beta1" cannot be handled as a PodGroup: '
+        f'parsing time "{stamp}": year outside of range [1,9999] in UTC',
+    )
+    ready = {"type": "Ready", "status": "True", "lastTransitionTime": stamp}
+    pod_status = await call(
+        fake_apiserver,
+        "PATCH",
+        f"{POD_PATH}/p/status",
+        {"status": {"conditions": [ready]}},
+        content_type=merge,
+    )
+    assert_status(pod_status, 400, "BadRequest")
+    started = await call(
+        fake_apiserver,
+        "PATCH",
+        f"{POD_PATH}/p/status",
+        {"status": {"startTime": "soon"}},
+        content_type=merge,
+    )
+    assert_status(started, 400, "BadRequest")
+    live = fake_apiserver.get_object("", "v1", "pods", "default", "p")
+    assert live is not None
+    assert "conditions" not in live.get("status", {})
+    assert "startTime" not in live.get("status", {})
+    await assert_store_healthy(fake_apiserver)
+
+
 # -- body size ----------------------------------------------------------------------------
 
 

@@ -22,7 +22,7 @@ async def test_kubernetes_asyncio(fake_apiserver: FakeAPIServer) -> None:
         co = client.CustomObjectsApi(api)
         args = (SCHED, "v1beta1", "default", "podgroups")
         created = await co.create_namespaced_custom_object(*args, pod_group("a"))
-        assert created["metadata"]["generation"] == 1
+        assert "generation" not in created["metadata"]  # as the PodGroup strategy
         got = await co.get_namespaced_custom_object(*args, "a")
         assert got["metadata"]["uid"] == created["metadata"]["uid"]
         # a 201 apply: CustomObjectsApi would return None, so read the raw response
@@ -57,8 +57,10 @@ async def test_kubernetes_asyncio(fake_apiserver: FakeAPIServer) -> None:
             await co.delete_namespaced_custom_object(*args, "a")
             async for event in stream:
                 events.append((event["type"], event["object"]["metadata"]["name"]))
-                break
-        assert events == [("DELETED", "a")]
+                if event["type"] == "DELETED":
+                    break
+        # marked (its podgroup-protection finalizer), released by the protection controller, gone
+        assert events == [("MODIFIED", "a"), ("DELETED", "a")]
         with pytest.raises(ApiException) as err:
             await co.get_namespaced_custom_object(*args, "a")
         assert err.value.status == 404
@@ -78,7 +80,7 @@ async def test_official_client_sync_in_thread(fake_apiserver: FakeAPIServer) -> 
         sched = client.SchedulingV1beta1Api(api)
         body = client.V1beta1PodGroup.model_validate(pod_group("pg", 2))
         created = sched.create_namespaced_pod_group("default", body, _request_timeout=5)
-        assert created.metadata.generation == 1
+        assert created.metadata.generation is None
         applied = sched.patch_namespaced_pod_group(
             "pg",
             "default",
@@ -123,7 +125,7 @@ async def test_official_client_aio(fake_apiserver: FakeAPIServer) -> None:
     async with api:
         sched = client.SchedulingV1beta1Api(api)
         first = await sched.create_namespaced_pod_group("default", pod_group("first", 1))
-        assert first.metadata.generation == 1
+        assert first.metadata.generation is None
         created = await sched.patch_namespaced_pod_group(
             "pg",
             "default",
@@ -144,10 +146,14 @@ async def test_official_client_aio(fake_apiserver: FakeAPIServer) -> None:
             timeout_seconds=5,
         )
         await sched.delete_namespaced_pod_group("pg", "default")
+        seen = []
         async for event in stream:
-            assert (event["type"], event["object"].metadata.name) == ("DELETED", "pg")
-            break
+            seen.append((event["type"], event["object"].metadata.name))
+            if event["type"] == "DELETED":
+                break
         w.stop()
+        # marked (its podgroup-protection finalizer), released by the protection controller, gone
+        assert seen == [("MODIFIED", "pg"), ("DELETED", "pg")]
 
 
 @bounded(30)
@@ -159,7 +165,7 @@ async def test_lightkube(fake_apiserver: FakeAPIServer) -> None:
     client = AsyncClient(config=KubeConfig.from_file(str(fake_apiserver.kubeconfig_path)))
     try:
         created = await client.create(PodGroup.from_dict(pod_group("pg", 2)))
-        assert created.metadata.generation == 1
+        assert created.metadata.generation is None
         applied = await client.apply(
             PodGroup.from_dict(pod_group("pg", 3)), field_manager="ctl", force=True
         )
@@ -175,13 +181,14 @@ async def test_lightkube(fake_apiserver: FakeAPIServer) -> None:
                 PodGroup, namespace="default", resource_version=got.metadata.resourceVersion
             ):
                 seen.append((kind, obj.metadata.name))
-                return
+                if kind == "DELETED":
+                    return
 
         task = asyncio.create_task(watch())
         await asyncio.sleep(0.2)
         await client.delete(PodGroup, "pg", namespace="default")
         await asyncio.wait_for(task, 5)
-        assert seen == [("DELETED", "pg")]
+        assert seen == [("MODIFIED", "pg"), ("DELETED", "pg")]  # marked, then gone
         with pytest.raises(ApiError) as err:
             await client.get(PodGroup, "pg", namespace="default")
         assert err.value.status.code == 404

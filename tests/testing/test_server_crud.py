@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from server_helpers import PG_PATH, SCHED, apply, bounded, call, pod_group
+from server_helpers import APPLY, PG_PATH, SCHED, apply, bounded, call, pod_group
 
 from workloadbuilder.testing import APIStatusError, FakeAPIServer
 
@@ -90,7 +90,7 @@ async def test_metadata_on_create(fake_apiserver: FakeAPIServer) -> None:
     assert reply.status == 201
     meta = reply.json()["metadata"]
     assert len(meta["uid"]) == 36
-    assert meta["generation"] == 1
+    assert "generation" not in meta  # no generation: the PodGroup registry strategy sets none
     assert meta["creationTimestamp"].endswith("Z") and len(meta["creationTimestamp"]) == 20
     assert int(meta["resourceVersion"]) > 0
     again = await call(fake_apiserver, "POST", PG_PATH, pod_group())
@@ -147,7 +147,9 @@ async def test_replace_with_optimistic_concurrency(fake_apiserver: FakeAPIServer
     updated = {**created, "metadata": {**created["metadata"], "labels": {"a": "b"}}}
     first = await call(fake_apiserver, "PUT", f"{PG_PATH}/pg", updated)
     assert first.status == 200
-    assert first.json()["metadata"]["generation"] == 1  # metadata only
+    assert (
+        "generation" not in first.json()["metadata"]
+    )  # no generation: the PodGroup registry strategy sets none
     stale = await call(fake_apiserver, "PUT", f"{PG_PATH}/pg", updated)
     assert stale.status == 409
     assert stale.json() == {
@@ -171,12 +173,31 @@ async def test_replace_with_optimistic_concurrency(fake_apiserver: FakeAPIServer
 
 @bounded()
 async def test_generation_follows_spec_changes_only(fake_apiserver: FakeAPIServer) -> None:
-    await apply(fake_apiserver, pod_group(min_count=2), "ctl")
-    labels = pod_group(min_count=2)
-    labels["metadata"]["labels"] = {"a": "b"}
-    assert (await apply(fake_apiserver, labels, "ctl")).json()["metadata"]["generation"] == 1
-    labels["spec"]["schedulingPolicy"]["gang"]["minCount"] = 3
-    assert (await apply(fake_apiserver, labels, "ctl")).json()["metadata"]["generation"] == 2
+    """The Job strategy sets generation 1 and counts spec changes; a PodGroup has none."""
+    job: dict[str, Any] = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "j", "namespace": "default"},
+        "spec": {
+            "parallelism": 1,
+            "template": {
+                "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}]}
+            },
+        },
+    }
+    path, query = "/apis/batch/v1/namespaces/default/jobs/j", {"fieldManager": "ctl"}
+
+    async def generation() -> Any:
+        reply = await call(fake_apiserver, "PATCH", path, job, content_type=APPLY, params=query)
+        return reply.json()["metadata"]["generation"]
+
+    assert await generation() == 1
+    job["metadata"]["labels"] = {"a": "b"}
+    assert await generation() == 1
+    job["spec"]["parallelism"] = 2
+    assert await generation() == 2
+    group = (await apply(fake_apiserver, pod_group(min_count=2), "ctl")).json()
+    assert "generation" not in group["metadata"]
 
 
 @bounded()
@@ -198,7 +219,7 @@ async def test_status_subresource(fake_apiserver: FakeAPIServer) -> None:
     body = put.json()
     assert body["status"]["conditions"] == [condition]
     assert body["spec"] == created["spec"]
-    assert body["metadata"]["generation"] == 1
+    assert "generation" not in body["metadata"]
     entry = [m for m in body["metadata"]["managedFields"] if m.get("subresource") == "status"]
     assert len(entry) == 1 and entry[0]["operation"] == "Update"
     got = await call(fake_apiserver, "GET", f"{PG_PATH}/pg/status")
@@ -334,13 +355,11 @@ async def test_delete_cascades_to_dependents(
     params = {"propagationPolicy": policy} if policy else None
     reply = await call(fake_apiserver, "DELETE", f"{PG_PATH}/owner", params=params)
     assert reply.status == 200
-    assert reply.json()["status"] == "Success"
-    assert reply.json()["details"] == {
-        "name": "owner",
-        "group": SCHED,
-        "kind": "podgroups",
-        "uid": owner["metadata"]["uid"],
-    }
+    # A PodGroup carries the podgroup-protection finalizer: DELETE answers with the object,
+    # marked; the protection controller then releases it (no pod names it) and it goes.
+    marked = reply.json()
+    assert (marked["kind"], marked["metadata"]["uid"]) == ("PodGroup", owner["metadata"]["uid"])
+    assert marked["metadata"]["deletionTimestamp"].endswith("Z")
     names = [
         o["metadata"]["name"] for o in fake_apiserver.list_objects(SCHED, "v1beta1", "podgroups")
     ]
@@ -380,7 +399,7 @@ async def test_finalizers_delay_deletion(fake_apiserver: FakeAPIServer) -> None:
     assert reply.status == 200
     pending = reply.json()
     assert pending["metadata"]["deletionTimestamp"].endswith("Z")
-    assert pending["metadata"]["generation"] == 2
+    assert "generation" not in pending["metadata"]
     assert fake_apiserver.get_object(SCHED, "v1beta1", "podgroups", "default", "pg") is not None
     gone = await call(
         fake_apiserver,
@@ -427,7 +446,7 @@ async def test_in_process_api(fake_apiserver: FakeAPIServer) -> None:
     assert created["metadata"]["managedFields"][0]["manager"] == "workloadbuilder-testing"
     created["spec"]["schedulingPolicy"]["gang"]["minCount"] = 3
     updated = fake_apiserver.update_object(SCHED, "v1beta1", "podgroups", created)
-    assert updated["metadata"]["generation"] == 2
+    assert "generation" not in updated["metadata"]
     with pytest.raises(APIStatusError) as err:
         fake_apiserver.update_object(SCHED, "v1beta1", "podgroups", created)
     assert err.value.code == 409 and err.value.reason == "Conflict"

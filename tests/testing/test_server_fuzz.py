@@ -92,6 +92,8 @@ shaped = st.sampled_from(
         [{"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "u", "controller": True}],
         [{"type": 1}, {"type": "A", "status": "True", "lastTransitionTime": "nope"}],
         {"conditions": [{"type": "PodGroupInitiallyScheduled", "status": "True"}]},
+        {"conditions": [{"type": "Ready", "lastTransitionTime": "9999-12-31T23:59:59-01:00"}]},
+        {"startTime": "0000-01-01T00:00:00Z", "phase": 5},
         {"gang": {"minCount": 2**40}},
         [{"name": ["x"], "image": 5}],
         {"$patch": "delete"},

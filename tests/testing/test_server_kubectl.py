@@ -101,6 +101,12 @@ async def test_kubectl_generators_and_wide_tables(
         0,
         "job.batch/j1 created\n",
     )
+    assert await run("create", "priorityclass", "high", "--value=1000") == (
+        0,
+        "priorityclass.scheduling.k8s.io/high created\n",
+    )
+    high = fake_apiserver.get_object("scheduling.k8s.io", "v1", "priorityclasses", None, "high")
+    assert high is not None and high["value"] == 1000
     job = fake_apiserver.get_object("batch", "v1", "jobs", "default", "j1")
     assert job is not None
     container = job["spec"]["template"]["spec"]["containers"][0]

@@ -39,7 +39,7 @@ def summary(evs: list[dict[str, Any]]) -> list[tuple[str, str]]:
 async def test_added_modified_deleted(fake_apiserver: FakeAPIServer) -> None:
     start = fake_apiserver.resource_version
     watcher = asyncio.create_task(
-        events(fake_apiserver, {"watch": "1", "resourceVersion": start}, 3)
+        events(fake_apiserver, {"watch": "1", "resourceVersion": start}, 4)
     )
     await asyncio.sleep(0.1)
     await apply(fake_apiserver, pod_group(), "ctl")
@@ -48,9 +48,16 @@ async def test_added_modified_deleted(fake_apiserver: FakeAPIServer) -> None:
     await apply(fake_apiserver, labelled, "ctl")
     fake_apiserver.delete_object(SCHED, "v1beta1", "podgroups", "default", "pg")
     got = await watcher
-    assert summary(got) == [("ADDED", "pg"), ("MODIFIED", "pg"), ("DELETED", "pg")]
+    # The delete marks the PodGroup (its podgroup-protection finalizer), then it goes.
+    assert summary(got) == [
+        ("ADDED", "pg"),
+        ("MODIFIED", "pg"),
+        ("MODIFIED", "pg"),
+        ("DELETED", "pg"),
+    ]
+    assert "deletionTimestamp" in got[2]["object"]["metadata"]
     rvs = [int(e["object"]["metadata"]["resourceVersion"]) for e in got]
-    assert rvs == sorted(rvs) and len(set(rvs)) == 3
+    assert rvs == sorted(rvs) and len(set(rvs)) == 4
     assert got[0]["object"]["apiVersion"] == "scheduling.k8s.io/v1beta1"
 
 

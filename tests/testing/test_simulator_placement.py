@@ -108,7 +108,25 @@ def test_gang_unschedulable_when_too_few_fit() -> None:
         "False",
         "Unschedulable",
     )
-    assert "only 2 of the 4 pods" in change.message
+    # real-apiserver-observed.md, gang scheduling (b): the group's and the members' messages
+    assert change.message == (
+        "0/1 placements are available, first placement status: pod group is unschedulable,"
+        " No preemption victims found for incoming preemptor"
+    )
+    waiting = (
+        "pod group is unschedulable, waiting for minCount pods from a gang to be scheduled,"
+        " one or more plugins asked to wait and no plugin rejected pod"
+    )
+    misfit = (
+        "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate,"
+        " preemption: not eligible due to workload aware preemption enabled"
+    )
+    assert {k: (w.status, w.reason, w.message) for k, w in result.unschedulable.items()} == {
+        "ml/w0": ("False", "Unschedulable", waiting),
+        "ml/w1": ("False", "Unschedulable", waiting),
+        "ml/w2": ("False", "Unschedulable", misfit),
+        "ml/w3": ("False", "Unschedulable", misfit),
+    }
 
 
 def test_gang_binds_first_fit_by_name() -> None:
@@ -185,7 +203,15 @@ def test_topology_gang_pending_when_no_zone_fits() -> None:
     assert result.binds == {}
     (change,) = result.conditions
     assert change.reason == "Unschedulable"
-    assert "within one 'topology.kubernetes.io/zone' domain" in change.message
+    # real-apiserver-observed.md, topology 2a
+    assert change.message == (
+        "0/2 placements are available, first placement status: pod group is unschedulable,"
+        " workload aware preemption is not supported for pod groups with scheduling constraints"
+    )
+    assert result.unschedulable["ml/w3"].message == (
+        "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption:"
+        " not eligible due to placement-based pod group scheduling limitation"
+    )
     assert plan(nodes("8", "8", zones="ab"), pods, [gang("workers", 4)], []).binds
 
 

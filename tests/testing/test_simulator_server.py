@@ -129,9 +129,12 @@ async def test_gang_stays_pending_when_only_three_fit(
     condition = await cluster.condition(f"{PODGROUPS}/workers", "PodGroupInitiallyScheduled")
     assert condition is not None
     assert (condition["status"], condition["reason"]) == ("False", "Unschedulable")
-    assert "only 3 of the 4 pods" in condition["message"]
+    assert condition["message"] == (  # real-apiserver-observed.md, gang scheduling (b)
+        "0/1 placements are available, first placement status: pod group is unschedulable,"
+        " No preemption victims found for incoming preemptor"
+    )
     assert condition["lastTransitionTime"].endswith("Z")
-    assert condition["observedGeneration"] == 1
+    assert "observedGeneration" not in condition  # observed: PodGroup conditions carry none
 
 
 async def test_gang_binds_all_when_four_fit(server: FakeAPIServer, cluster: Cluster) -> None:
@@ -227,7 +230,10 @@ async def test_topology_gang_pending_when_no_zone_fits(
     assert result.bound == {}
     (status, reason, message) = result.conditions[f"PodGroup {NS}/workers"]
     assert (status, reason) == ("False", "Unschedulable")
-    assert "only 2 of the 4 pods" in message
+    assert message == (  # real-apiserver-observed.md, topology 2a
+        "0/2 placements are available, first placement status: pod group is unschedulable,"
+        " workload aware preemption is not supported for pod groups with scheduling constraints"
+    )
 
 
 async def test_evicting_an_unbound_pod_is_refused(server: FakeAPIServer, cluster: Cluster) -> None:

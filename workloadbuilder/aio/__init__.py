@@ -1,15 +1,18 @@
 """Async helpers on kubernetes-asyncio (or the official client's ``kubernetes.aio``).
 
 Put the objects on a cluster and keep them right: ``preflight``, ``apply``, ``resize``,
-``delete`` and ``reconcile``. Requests go through the caller's configured ``ApiClient``.
+``delete`` and ``reconcile``; tell what the scheduler is doing with them: ``wait_scheduled``,
+``diagnose`` and ``audit``. Requests go through the caller's configured ``ApiClient``.
 Install with ``pip install 'workloadbuilder[aio]'``.
 """
 
 from ._transport import RetryPolicy
 from .apply import DEFAULT_CONCURRENCY, apply
+from .audit import Finding, FindingKind, Severity, audit
 from .client import Client
 from .config import new_client
 from .delete import delete
+from .diagnose import GroupState, Member, MemberProblem, SchedulingEvent, Verdict, diagnose
 from .errors import (
     APIError,
     ApplyError,
@@ -25,6 +28,7 @@ from .preflight import preflight
 from .reconcile import ReconcileResult, reconcile
 from .reconcile_job import JOB_CONTROLLER_UID_LABEL, reconcile_job
 from .resize import DEFAULT_FIELD_MANAGER, resize
+from .wait import NotScheduledError, wait_scheduled
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
@@ -36,17 +40,29 @@ __all__ = [
     "Event",
     "FieldConflict",
     "FieldConflictError",
+    "Finding",
+    "FindingKind",
+    "GroupState",
     "InvalidObjectError",
+    "Member",
+    "MemberProblem",
     "MissingAPI",
     "MissingAPIError",
+    "NotScheduledError",
     "ObjectRef",
     "ReconcileResult",
     "RetryPolicy",
+    "SchedulingEvent",
+    "Severity",
+    "Verdict",
     "apply",
+    "audit",
     "delete",
+    "diagnose",
     "new_client",
     "preflight",
     "reconcile",
     "reconcile_job",
     "resize",
+    "wait_scheduled",
 ]

@@ -245,6 +245,20 @@ class Transport:
             return resp.status, resp.headers, await resp.read()
 
     @asynccontextmanager
+    async def stream(
+        self, path: str, *, query: Sequence[tuple[str, str]] = (), timeout: float | None = None
+    ) -> AsyncIterator[aiohttp.ClientResponse]:
+        """A GET whose body is read as it arrives (a watch), not retried; any status.
+
+        ``timeout`` bounds the whole response (``None``: unbounded). The response is released
+        on exit.
+        """
+        self.requests += 1
+        headers = {"Accept": JSON}
+        async with self._open("GET", path, list(query), headers, None, timeout) as resp:
+            yield resp
+
+    @asynccontextmanager
     async def _open(
         self,
         method: str,

@@ -5,16 +5,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..api.scheduling_v1alpha3 import CompositePodGroup
 from ..api.scheduling_v1beta1 import PodGroup
 from ..builder import Builder
+from ._groups import GroupLike
 from ._resources import SchedulingObject
 from ._transport import RetryPolicy
 from .apply import DEFAULT_CONCURRENCY, apply
+from .audit import Finding, audit
 from .delete import PropagationPolicy, delete
+from .diagnose import Verdict, diagnose
 from .errors import ObjectRef
 from .preflight import preflight
 from .reconcile import ReconcileResult, reconcile
 from .resize import resize
+from .wait import wait_scheduled
 
 __all__ = ["Client"]
 
@@ -98,3 +103,14 @@ class Client:
             new_execution=new_execution,
             retry=self.retry,
         )
+
+    async def wait_scheduled(
+        self, group: GroupLike, *, timeout: float
+    ) -> PodGroup | CompositePodGroup:
+        return await wait_scheduled(self.api_client, group, timeout=timeout, retry=self.retry)
+
+    async def diagnose(self, group: GroupLike) -> Verdict:
+        return await diagnose(self.api_client, group, retry=self.retry)
+
+    async def audit(self, namespace: str) -> list[Finding]:
+        return await audit(self.api_client, namespace, retry=self.retry)

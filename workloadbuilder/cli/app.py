@@ -94,9 +94,10 @@ def _print_table(table: Table) -> None:
     sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
 
 
-def _objects(spec: LoadedSpec) -> list[dict[str, Any]]:
+def _objects(spec: LoadedSpec) -> list[Any]:
+    """The spec's Workload and runtime objects; its errors printed and exit 1 if invalid."""
     try:
-        return [o.to_dict() for o in spec.objects()]
+        return list(spec.objects())
     except SpecError as exc:
         _print_errors(exc)
         raise typer.Exit(INVALID) from None
@@ -136,7 +137,7 @@ def build(spec: SpecArg, output: FormatOpt = Format.yaml) -> None:
     Every object of one execution, parents first (Workload, CompositePodGroups, PodGroups), as
     a YAML stream for `kubectl apply --server-side -f -`, or as a JSON `List`.
     """
-    _emit(_objects(_load(spec)), output)
+    _emit([o.to_dict() for o in _objects(_load(spec))], output)
 
 
 @app.command(epilog="Example: workloadbuilder validate examples/specs/training.yaml")
@@ -252,6 +253,174 @@ def migrate(
     for finding in result.findings:
         console.print(f"{sources[finding.document]}: {finding}", markup=False)
     if not result.ok:
+        raise typer.Exit(INVALID)
+
+
+# -- the cluster of the current kubeconfig ---------------------------------------------------
+
+KubeconfigOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--kubeconfig", help="The kubeconfig file (default: $KUBECONFIG, ~/.kube/config)."
+    ),
+]
+ContextOpt = Annotated[str | None, typer.Option("--context", help="The kubeconfig context.")]
+NamespaceOpt = Annotated[str, typer.Option("--namespace", "-n", help="The namespace.")]
+NameArg = Annotated[str, typer.Argument(metavar="NAME")]
+
+
+def _on_cluster(kubeconfig: str | None, context: str | None, work: Callable[[Any], Any]) -> Any:
+    from . import _cluster
+
+    try:
+        return asyncio.run(_cluster.run(_cluster.Connection(kubeconfig, context), work))
+    except _cluster.ClusterError as exc:
+        console = _err()
+        for i, line in enumerate(exc.lines):
+            console.print(f"error: {line}" if i == 0 else line, markup=False)
+        raise typer.Exit(INVALID) from None
+
+
+class DryRun(enum.StrEnum):
+    """kubectl's ``--dry-run`` values that apply here."""
+
+    none = "none"
+    server = "server"
+
+
+@app.command(
+    epilog=(
+        "Example: workloadbuilder apply examples/specs/training.yaml --dry-run=server"
+        " --field-manager my-operator"
+    )
+)
+def apply(
+    spec: SpecArg,
+    dry_run: Annotated[
+        DryRun, typer.Option("--dry-run", help="server: the API server checks, nothing persists.")
+    ] = DryRun.none,
+    force: Annotated[
+        bool, typer.Option("--force-conflicts", help="Take over fields another manager owns.")
+    ] = False,
+    field_manager: Annotated[
+        str, typer.Option("--field-manager", help="The server-side apply field manager.")
+    ] = "workloadbuilder",
+    kubeconfig: KubeconfigOpt = None,
+    context: ContextOpt = None,
+) -> None:
+    """Server-side apply the spec's objects to the cluster, after a preflight.
+
+    The preflight checks that the cluster serves every API the objects need (and names the
+    feature gates otherwise); then the Workload, the CompositePodGroups parents first and the
+    PodGroups are applied in order, with a progress bar on a terminal.
+    """
+    from . import _cluster
+
+    objects = _objects(_load(spec))
+    progress = _cluster.new_progress(_err(), enabled=sys.stderr.isatty())
+
+    async def work(client: Any) -> list[str]:
+        with progress:
+            return await _cluster.apply_objects(
+                client,
+                objects,
+                field_manager=field_manager,
+                force=force,
+                dry_run=dry_run is DryRun.server,
+                progress=progress,
+            )
+
+    for line in _on_cluster(kubeconfig, context, work):
+        _out().print(line, markup=False)
+
+
+@app.command(epilog="Example: workloadbuilder delete resnet-training-6dbff5dc47 -n ml-training")
+def delete(
+    name: NameArg,
+    namespace: NamespaceOpt = "default",
+    kubeconfig: KubeconfigOpt = None,
+    context: ContextOpt = None,
+) -> None:
+    """Delete Workload NAME and every group stamped from it, children first."""
+    from . import _cluster
+
+    lines = _on_cluster(kubeconfig, context, lambda c: _cluster.delete_workload(c, namespace, name))
+    for line in lines:
+        _out().print(line, markup=False)
+
+
+@app.command(epilog="Example: workloadbuilder status resnet-training-6dbff5dc47 -n ml-training")
+def status(
+    name: NameArg,
+    namespace: NamespaceOpt = "default",
+    output: OutputOpt = Output.table,
+    kubeconfig: KubeconfigOpt = None,
+    context: ContextOpt = None,
+) -> None:
+    """Show every group of Workload NAME and what the scheduler is doing with it."""
+    from . import _observe
+
+    rows = _on_cluster(kubeconfig, context, lambda c: _observe.workload_status(c, namespace, name))
+    if output is not Output.table:
+        _emit([{"groups": [r.to_dict() for r in rows]}], output)
+        return
+    table = Table("GROUP", "KIND", "STATE", "MEMBERS", "SUMMARY", box=None, pad_edge=False)
+    for r in rows:
+        members = f"{r.present}/{r.required}" if r.required is not None else str(r.present)
+        table.add_row(r.template, r.kind, r.state, members, r.summary)
+    _print_table(table)
+
+
+@app.command(
+    epilog="Example: workloadbuilder diagnose resnet-training-6dbff5dc47-workers-586d747894"
+)
+def diagnose(
+    name: NameArg,
+    namespace: NamespaceOpt = "default",
+    kind: Annotated[
+        str | None,
+        typer.Option("--kind", help="PodGroup or CompositePodGroup (default: whichever exists)."),
+    ] = None,
+    kubeconfig: KubeconfigOpt = None,
+    context: ContextOpt = None,
+) -> None:
+    """Print the verdict on group NAME: missing, waiting for members, pending, unschedulable,
+    scheduled, degraded or preempted, with the evidence (members, conditions, children)."""
+    from . import _observe
+
+    if kind not in (None, "PodGroup", "CompositePodGroup"):
+        fail(f"--kind must be PodGroup or CompositePodGroup, not {kind!r}", USAGE)
+    verdict = _on_cluster(
+        kubeconfig, context, lambda c: _observe.diagnose_group(c, namespace, name, kind)
+    )
+    _out().print(_observe.render_verdict(verdict))
+
+
+@app.command(epilog="Example: workloadbuilder inspect -n ml-training -o json")
+def inspect(
+    namespace: NamespaceOpt = "default",
+    output: OutputOpt = Output.table,
+    kubeconfig: KubeconfigOpt = None,
+    context: ContextOpt = None,
+) -> None:
+    """Audit the live objects of a namespace: each finding with the object and what to do.
+
+    Exit 1 when something is wrong.
+    """
+    from . import _observe
+
+    findings = _on_cluster(kubeconfig, context, lambda c: _observe.inspect_namespace(c, namespace))
+    rows = _observe.as_rows(findings)
+    if output is not Output.table:
+        _emit([{"findings": rows}], output)
+    elif not rows:
+        _out().print(f"no findings in namespace {namespace}", markup=False)
+    else:
+        table = Table("SEVERITY", "FINDING", "OBJECT", "WHAT", "TO DO", box=None, pad_edge=False)
+        for r in rows:
+            table.add_row(r["severity"], r["kind"], r["object"], r["message"], r["action"])
+        _print_table(table)
+    if rows:
         raise typer.Exit(INVALID)
 
 

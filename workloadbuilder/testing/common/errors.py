@@ -67,6 +67,25 @@ def not_found(rt: ResourceType, name: str) -> APIStatusError:
     return _error(404, "NotFound", f'{rt.qualified} "{name}" not found', _object_details(rt, name))
 
 
+def namespace_terminating(rt: ResourceType, name: str, namespace: str) -> APIStatusError:
+    """Create in a namespace that is being deleted (403, cause ``NamespaceTerminating``)."""
+    details = _object_details(rt, name)
+    details["causes"] = [
+        {
+            "reason": "NamespaceTerminating",
+            "message": f"namespace {namespace} is being terminated",
+            "field": "metadata.namespace",
+        }
+    ]
+    return _error(
+        403,
+        "Forbidden",
+        f'{rt.qualified} "{name}" is forbidden: unable to create new content in namespace'
+        f" {namespace} because it is being terminated",
+        details,
+    )
+
+
 def already_exists(rt: ResourceType, name: str) -> APIStatusError:
     """Create of an object that exists."""
     return _error(

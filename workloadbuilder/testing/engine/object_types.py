@@ -187,6 +187,28 @@ def check_struct(obj: dict[str, Any], fields: Fields, struct: str, prefix: str) 
             del obj[key]
 
 
+_TIME_KEY: Final = re.compile(r"(Time|Timestamp)$")
+
+
+def check_times(value: Any) -> None:
+    """Every ``...Time``/``...Timestamp`` string anywhere in ``value`` is a valid ``metav1.Time``.
+
+    Conditions' ``lastTransitionTime``, a pod's ``startTime`` and the like: a timestamp the
+    server could not write back as RFC 3339 is refused, whatever the kind.
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, child in item.items():
+                if _TIME_KEY.search(key) and (child is None or isinstance(child, str)):
+                    check_time(child)
+                else:
+                    stack.append(child)
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
 def check_type_meta(obj: dict[str, Any]) -> None:
     """``apiVersion`` and ``kind`` are strings (else the server cannot tell the type)."""
     for key in ("apiVersion", "kind"):

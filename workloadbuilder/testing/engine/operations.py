@@ -29,6 +29,7 @@ from workloadbuilder.testing.engine.unknown_fields import (
     prune,
 )
 from workloadbuilder.testing.rules.field_labels import field_label_error
+from workloadbuilder.testing.rules.metadata import FOREGROUND
 from workloadbuilder.testing.store.selectors import field_selector, label_selector
 from workloadbuilder.testing.store.store import GroupResource, Name, Store, Stored
 
@@ -40,6 +41,9 @@ PATCH_TYPES = (JSON_PATCH, MERGE, APPLY, STRATEGIC)
 
 _NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"
 _MAX_GENERATED_PREFIX = 58  # 63 minus the 5 random characters (apiserver's names.go)
+_NAMESPACES = ("", "namespaces")
+_PODS = ("", "pods")
+_POD_GROUPS = ("scheduling.k8s.io", "podgroups")
 
 
 @dataclass(frozen=True)
@@ -131,6 +135,7 @@ class Engine:
         self.store = store
         self.field_checker = field_checker
         self.auto_create_namespaces = auto_create_namespaces
+        self._settling = False
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -238,8 +243,16 @@ class Engine:
             return []
         return [f'unknown field "{p}"' for p in unknown]
 
-    def _defaults(self, rt: ResourceType, obj: dict[str, Any]) -> None:
-        rules.apply_defaults(rt.group, rt.kind, obj)
+    def _defaults(self, rt: ResourceType, obj: dict[str, Any], *, creating: bool = False) -> None:
+        rules.apply_defaults(rt.group, rt.kind, obj, creating=creating)
+
+    def _check_namespace_active(self, rt: ResourceType, namespace: str | None, name: str) -> None:
+        """Nothing new in a namespace that is being deleted (403 ``NamespaceTerminating``)."""
+        if not rt.namespaced or not namespace:
+            return
+        ns = self.store.get(_NAMESPACES, ("", namespace))
+        if ns is not None and ns.obj["metadata"].get("deletionTimestamp"):
+            raise errors.namespace_terminating(rt, name, namespace)
 
     def _manager_entries(self, stored: Stored | None, obj: dict[str, Any]) -> managed.Entries:
         """Ownership to start from: the stored one, or what a PUT/patch body set explicitly."""
@@ -298,13 +311,14 @@ class Engine:
         name = _assign_name(rt, meta)
         if not opts.dry_run or not self.auto_create_namespaces:
             self._admit_namespace(rt, namespace)
+        self._check_namespace_active(rt, namespace, name)
         if self.store.get(_resource(rt), self._name(rt, namespace, name)) is not None:
             raise errors.already_exists(rt, name)
         warnings = self._check_fields(rt, obj, opts, apply=False)
         stamp = _fresh_metadata(meta)
         if rt.status:
             obj.pop("status", None)
-        self._defaults(rt, obj)
+        self._defaults(rt, obj, creating=True)
         scope = _scope(rt, "")
         entries = managed.record_update(
             {},
@@ -314,6 +328,7 @@ class Engine:
             managed.tracked_view(obj, scope),
             stamp,
         )
+        rules.admit(rt.group, rt.kind, obj)  # after the field manager, as admission runs
         result = self._finish(rt, None, obj, entries, opts)
         result.code, result.warnings = 201, warnings
         return result
@@ -440,6 +455,7 @@ class Engine:
                 raise errors.not_found(rt, name)
             if not opts.dry_run or not self.auto_create_namespaces:
                 self._admit_namespace(rt, namespace)
+            self._check_namespace_active(rt, namespace, name)
             live = _new_object(rt, namespace, name, stamp)
             entries: managed.Entries = {}
         else:
@@ -454,7 +470,9 @@ class Engine:
             opts.force,
             stamp,
         )
-        self._defaults(rt, merged)
+        self._defaults(rt, merged, creating=stored is None)
+        if stored is None:
+            rules.admit(rt.group, rt.kind, merged)
         result = self._finish(rt, stored, merged, entries, opts)
         result.warnings = warnings
         if stored is None:
@@ -511,11 +529,12 @@ class Engine:
         meta = stored.obj["metadata"]
         meta["resourceVersion"] = str(self.store.next_rv())
         key = self._name(rt, meta.get("namespace"), meta["name"])
-        if meta.get("deletionTimestamp") and not meta.get("finalizers"):
+        if meta.get("deletionTimestamp") and not _finalizers_pending(stored.obj):
             self._remove(_resource(rt), key, stored)
             self.collect_dependents(meta["uid"], "Background")
         else:
             self.store.put(_resource(rt), key, stored)
+        self.settle()
 
     # -- deletion and garbage collection ---------------------------------------------------
 
@@ -541,10 +560,17 @@ class Engine:
         stored = self._stored(rt, namespace, name)
         _check_delete_preconditions(rt, stored.obj["metadata"], preconditions or {})
         obj = copy_json(self.present(rt, stored.obj))
-        if obj["metadata"].get("finalizers"):
-            return self._mark_deleting(rt, stored, obj, policy, dry_run)
+        if policy == "Foreground" and FOREGROUND not in (obj["metadata"].get("finalizers") or []):
+            # The owner stays, marked, until the garbage collector has removed its dependents.
+            obj["metadata"]["finalizers"] = [*(obj["metadata"].get("finalizers") or []), FOREGROUND]
+        if _finalizers_pending(obj):
+            result = self._mark_deleting(rt, stored, obj, policy, dry_run)
+            if not dry_run:
+                self.settle()
+            return result
         if not dry_run:
             obj = self.present(rt, self._remove_now(rt, stored, policy))
+            self.settle()
         if rt.return_deleted_object:
             return Result(200, obj)
         return Result(200, _deleted_status(rt, name, obj["metadata"]["uid"]))
@@ -559,14 +585,18 @@ class Engine:
             meta["deletionGracePeriodSeconds"] = 0
             if _tracks_generation(rt):
                 meta["generation"] = meta.get("generation", 1) + 1
+        if _is_namespace(rt):
+            obj["status"] = {**(obj.get("status") or {}), "phase": "Terminating"}
         if dry_run:
             return Result(200, obj)
-        if policy != "Background":
-            self.collect_dependents(meta["uid"], policy)
         meta["resourceVersion"] = str(self.store.next_rv())
         key = self._name(rt, meta.get("namespace"), meta["name"])
         self.store.put(_resource(rt), key, Stored(obj, stored.entries))
-        return Result(200, obj)
+        if _is_namespace(rt):
+            self._empty_namespace(meta["name"])  # the namespace controller's sweep
+        elif policy != "Background":
+            self.collect_dependents(meta["uid"], policy)
+        return Result(200, copy_json(obj))
 
     def _remove_now(self, rt: ResourceType, stored: Stored, policy: str) -> dict[str, Any]:
         """Remove the object and handle its dependents as ``policy`` says; the final object."""
@@ -575,7 +605,7 @@ class Engine:
             self.collect_dependents(meta["uid"], policy)
         key = self._name(rt, meta.get("namespace"), meta["name"])
         final = self._remove(_resource(rt), key, stored)
-        if rt.kind == "Namespace" and not rt.group:
+        if _is_namespace(rt):
             self._empty_namespace(meta["name"])
         if policy == "Background":
             self.collect_dependents(meta["uid"], policy)
@@ -603,6 +633,91 @@ class Engine:
             if (rt.group, rt.plural) == resource:
                 return rt
         raise LookupError(f"no served version of {resource}")
+
+    # -- the controllers that finish deletions ---------------------------------------------
+
+    def settle(self) -> None:
+        """Run the controllers that finish deletions until nothing changes: PodGroup protection,
+        the garbage collector's foreground deletion, the namespace controller."""
+        if self._settling:
+            return
+        self._settling = True
+        try:
+            while (
+                self._release_pod_groups() or self._finish_foreground() or self._finish_namespaces()
+            ):
+                pass
+        finally:
+            self._settling = False
+
+    def _deleting(self, resource: GroupResource) -> list[Stored]:
+        return [
+            s
+            for s in self.store.select(resource, None)
+            if s.obj["metadata"].get("deletionTimestamp")
+        ]
+
+    def _release_pod_groups(self) -> bool:
+        """PodGroup protection: a deleting PodGroup that no live pod names loses its finalizer."""
+        for stored in self._deleting(_POD_GROUPS):
+            meta = stored.obj["metadata"]
+            if rules.POD_GROUP_PROTECTION not in (meta.get("finalizers") or []):
+                continue
+            if not any(
+                _pod_group_of(p.obj) == meta["name"]
+                and (p.obj.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
+                for p in self.store.select(_PODS, meta.get("namespace"))
+            ):
+                self._drop_finalizer(_POD_GROUPS, stored, rules.POD_GROUP_PROTECTION)
+                return True
+        return False
+
+    def _finish_foreground(self) -> bool:
+        """Foreground deletion: an owner whose dependents are all gone loses its finalizer."""
+        for resource in self.store.resources():
+            for stored in self._deleting(resource):
+                meta = stored.obj["metadata"]
+                if FOREGROUND in (meta.get("finalizers") or []) and not self._has_dependents(
+                    meta["uid"]
+                ):
+                    self._drop_finalizer(resource, stored, FOREGROUND)
+                    return True
+        return False
+
+    def _finish_namespaces(self) -> bool:
+        """The namespace controller: a terminating namespace that is empty is removed."""
+        for stored in self._deleting(_NAMESPACES):
+            name = stored.obj["metadata"]["name"]
+            if any(
+                self.store.select(resource, name)
+                for resource in self.store.resources()
+                if resource != _NAMESPACES
+            ):
+                continue
+            obj = copy_json(stored.obj)
+            obj.setdefault("spec", {})["finalizers"] = [
+                f for f in obj["spec"].get("finalizers") or [] if f != "kubernetes"
+            ]
+            self._persist(self._any_version(_NAMESPACES), Stored(obj, stored.entries))
+            return True
+        return False
+
+    def _has_dependents(self, owner_uid: str) -> bool:
+        return any(
+            any(r.get("uid") == owner_uid for r in s.obj["metadata"].get("ownerReferences") or [])
+            for resource in self.store.resources()
+            for s in self.store.select(resource, None)
+        )
+
+    def _drop_finalizer(self, resource: GroupResource, stored: Stored, finalizer: str) -> None:
+        obj = copy_json(stored.obj)
+        meta = obj["metadata"]
+        remaining = [f for f in meta.get("finalizers") or [] if f != finalizer]
+        if remaining:
+            meta["finalizers"] = remaining
+        else:
+            meta.pop("finalizers", None)
+        self._persist(self._any_version(resource), Stored(obj, stored.entries))
 
     def collect_dependents(self, owner_uid: str, policy: str) -> None:
         """Delete (``Orphan``: release) the objects whose ownerReferences name ``owner_uid``."""
@@ -642,6 +757,26 @@ class Engine:
         meta["managedFields"] = managed.render(entries)
         meta["resourceVersion"] = str(self.store.next_rv())
         self.store.put(resource, (meta.get("namespace", ""), meta["name"]), Stored(obj, entries))
+
+
+def _is_namespace(rt: ResourceType) -> bool:
+    return (rt.group, rt.kind) == ("", "Namespace")
+
+
+def _finalizers_pending(obj: dict[str, Any]) -> bool:
+    """Finalizers hold the object: its own, or a Namespace's ``spec.finalizers``."""
+    if obj["metadata"].get("finalizers"):
+        return True
+    spec = obj.get("spec")
+    return (
+        obj.get("kind") == "Namespace" and isinstance(spec, dict) and bool(spec.get("finalizers"))
+    )
+
+
+def _pod_group_of(pod: dict[str, Any]) -> Any:
+    spec = pod.get("spec")
+    group = spec.get("schedulingGroup") if isinstance(spec, dict) else None
+    return group.get("podGroupName") if isinstance(group, dict) else None
 
 
 def _assign_name(rt: ResourceType, meta: dict[str, Any]) -> str:
@@ -759,12 +894,21 @@ def _keeping_server_fields(
     return obj
 
 
-_NO_GENERATION = frozenset({("", "Namespace"), ("", "Node"), ("", "Event")})
+_NO_GENERATION = frozenset(
+    {
+        ("", "Namespace"),
+        ("", "Node"),
+        ("", "Event"),
+        # 1.37's PodGroup and CompositePodGroup strategies never set it (observed on 1.36 too)
+        ("scheduling.k8s.io", "PodGroup"),
+        ("scheduling.k8s.io", "CompositePodGroup"),
+    }
+)
 
 
 def _tracks_generation(rt: ResourceType) -> bool:
-    """Whether the kind's registry strategy keeps ``metadata.generation`` (namespaces, nodes
-    and events have none)."""
+    """Whether the kind's registry strategy keeps ``metadata.generation`` (namespaces, nodes,
+    events, PodGroups and CompositePodGroups have none)."""
     return (rt.group, rt.kind) not in _NO_GENERATION
 
 
@@ -813,6 +957,7 @@ def _check_go_types(rt: ResourceType, obj: dict[str, Any]) -> None:
         ) from None
     try:
         object_types.check_object_meta(obj, rt.kind)
+        object_types.check_times(obj)
         problems = model_type_errors(rt.group, rt.version, rt.kind, obj)
         if problems:
             raise object_types.TypeMismatch(problems[0])

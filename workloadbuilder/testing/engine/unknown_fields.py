@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from workloadbuilder.api.meta_v1 import ObjectMeta
+from workloadbuilder.testing.engine.core_fields import SHAPES, unknown_paths
 from workloadbuilder.testing.engine.object_types import json_kind
 
 FieldChecker = Callable[[str, str, str, dict[str, Any]], list[str]]
@@ -36,40 +37,6 @@ def _format(loc: tuple[Any, ...]) -> str:
     return text
 
 
-_OBJECT = ("apiVersion", "kind", "metadata")
-_EVENT = (
-    "involvedObject",
-    "reason",
-    "message",
-    "source",
-    "firstTimestamp",
-    "lastTimestamp",
-    "count",
-    "type",
-    "eventTime",
-    "series",
-    "action",
-    "related",
-    "reportingComponent",
-    "reportingInstance",
-)
-TOP_LEVEL: dict[tuple[str, str], tuple[str, ...]] = {
-    ("", "Pod"): (*_OBJECT, "spec", "status"),
-    ("", "Namespace"): (*_OBJECT, "spec", "status"),
-    ("", "Node"): (*_OBJECT, "spec", "status"),
-    ("", "Event"): (*_OBJECT, *_EVENT),
-    ("batch", "Job"): (*_OBJECT, "spec", "status"),
-    ("scheduling.k8s.io", "PriorityClass"): (
-        *_OBJECT,
-        "value",
-        "globalDefault",
-        "description",
-        "preemptionPolicy",
-    ),
-}
-"""The top-level fields of the kinds the SDK does not model (their metadata is checked too)."""
-
-
 def _extra(model: Any, obj: Any, prefix: str = "") -> list[str]:
     try:
         model.model_validate(obj)
@@ -85,18 +52,19 @@ def _extra(model: Any, obj: Any, prefix: str = "") -> list[str]:
 
 
 def model_unknown_fields(group: str, version: str, kind: str, obj: dict[str, Any]) -> list[str]:
-    """Unknown fields according to ``workloadbuilder.api``; for the kinds it does not model,
-    the unknown top-level and ``metadata`` fields."""
+    """Unknown fields according to ``workloadbuilder.api``, or for the kinds it does not model
+    according to :data:`~workloadbuilder.testing.engine.core_fields.SHAPES`."""
     model = _model(group, version, kind)
     if model is not None:
         return _extra(model, obj)
-    known = TOP_LEVEL.get((group, kind))
-    if known is None:
+    shape = SHAPES.get((group, kind))
+    if shape is None:
         return []
-    unknown = [key for key in obj if key not in known]
-    if isinstance(obj.get("metadata"), dict):
-        unknown += _extra(ObjectMeta, obj["metadata"], "metadata.")
-    return unknown
+    return unknown_paths(shape, obj, _metadata_fields)
+
+
+def _metadata_fields(value: Any, path: str) -> list[str]:
+    return _extra(ObjectMeta, value, path + ".") if isinstance(value, dict) else []
 
 
 _INDEXES = re.compile(r"((?:\[[0-9]+\])*)$")

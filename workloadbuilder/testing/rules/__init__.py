@@ -5,6 +5,18 @@
 with upstream's messages.
 """
 
-from .objects import apply_defaults, has_status_subresource, validate_object
+from .objects import (
+    POD_GROUP_PROTECTION,
+    admit,
+    apply_defaults,
+    has_status_subresource,
+    validate_object,
+)
 
-__all__ = ["apply_defaults", "has_status_subresource", "validate_object"]
+__all__ = [
+    "POD_GROUP_PROTECTION",
+    "admit",
+    "apply_defaults",
+    "has_status_subresource",
+    "validate_object",
+]

@@ -19,10 +19,11 @@ from .common import (
     topology,
     union,
 )
-from .errors import child, forbidden
+from .errors import child, forbidden, invalid
 
 _GROUP_PATH = "spec.schedulingGroup"
 _SCHED_PATH = "spec.scheduling"
+_BASIC_ALL = "the disruptionMode `all` is not supported with the Basic scheduling policy"
 
 
 def validate_pod(obj: Obj, old: Obj | None) -> Errs:
@@ -47,6 +48,7 @@ def validate_job(obj: Obj, old: Obj | None, gates: frozenset[str]) -> Errs:
         if "WorkloadWithJob" not in gates and scheduling != old_scheduling:
             return [forbidden(_SCHED_PATH)]
         errs += _blocks(mapping(scheduling))
+        errs += _gang_within_parallelism(mapping(obj.get("spec")), mapping(scheduling))
     if old is not None:
         errs += set_once(_SCHED_PATH, scheduling, old_scheduling)
         if scheduling is not None and old_scheduling is not None:
@@ -57,6 +59,22 @@ def validate_job(obj: Obj, old: Obj | None, gates: frozenset[str]) -> Errs:
             )
             errs += group_fields_update(_SCHED_PATH, new, previous)
     return errs
+
+
+def _gang_within_parallelism(spec: Obj, scheduling: Obj) -> Errs:
+    """KEP-5547 ``validateGangMinCount``: an explicit gang ``minCount`` at most the Job's
+    parallelism (defaulted to 1), on the final state of every write."""
+    count = mapping(mapping(scheduling.get("schedulingPolicy")).get("gang")).get("minCount")
+    parallelism = spec.get("parallelism", 1)
+    if not isinstance(count, int) or isinstance(count, bool) or not isinstance(parallelism, int):
+        return []
+    if count < 1 or count <= parallelism:
+        return []
+    path = child(child(child(_SCHED_PATH, "schedulingPolicy"), "gang"), "minCount")
+    detail = (
+        f"must be less than or equal to {parallelism} (the value specified for spec.parallelism)"
+    )
+    return [invalid(path, count, detail, ratchet=False)]
 
 
 def _blocks(scheduling: Obj) -> Errs:
@@ -71,5 +89,9 @@ def _blocks(scheduling: Obj) -> Errs:
     if scheduling.get("disruptionMode") is not None:
         path = child(_SCHED_PATH, "disruptionMode")
         errs += union(path, scheduling["disruptionMode"], ["single", "all"])
+        gang = mapping(policy).get("gang") if policy is not None else None
+        if set(mapping(scheduling["disruptionMode"])) == {"all"} and gang is None:
+            # the registry's workloadbuilder check: Basic (also when defaulted) with `all`
+            errs.append(invalid(path, "", _BASIC_ALL))
     path = child(_SCHED_PATH, "resourceClaims")
     return errs + list_map(path, scheduling.get("resourceClaims"), MAX_CLAIMS, resource_claim)

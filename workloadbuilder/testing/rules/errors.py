@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, Final
 
 REQUIRED: Final = "FieldValueRequired"
@@ -37,10 +38,41 @@ def render_value(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int | float):
+    if isinstance(value, int):
         return str(value)
+    if isinstance(value, float):
+        return _float(value, exponent_below=1e-4, exponent_from=1e6)  # fmt's %v
     if isinstance(value, str):
         return go_quote(value)
+    return _json(value)
+
+
+def _float(value: float, *, exponent_below: float, exponent_from: float) -> str:
+    """A float64 from its shortest digits, in exponent form outside the given range."""
+    if value != value or value in (float("inf"), float("-inf")):
+        return {"inf": "+Inf", "-inf": "-Inf"}.get(str(value), "NaN")
+    if value == 0:
+        return "-0" if str(value).startswith("-") else "0"
+    shortest = Decimal(repr(value))
+    if exponent_below <= abs(value) < exponent_from:
+        return format(shortest.normalize(), "f")
+    digits = shortest.normalize().as_tuple().digits
+    exponent = shortest.adjusted()
+    mantissa = str(digits[0]) + ("." + "".join(map(str, digits[1:])) if len(digits) > 1 else "")
+    sign = "-" if exponent < 0 else "+"
+    width = 2 if exponent_from < 1e21 else 1  # %v pads the exponent, encoding/json does not
+    return ("-" if value < 0 else "") + f"{mantissa}e{sign}{abs(exponent):0{width}d}"
+
+
+def _json(value: Any) -> str:
+    """``json.Marshal`` of the Go struct a decoded object is (fields in the order given),
+    floats as encoding/json writes them."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{_json(str(k))}:{_json(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(_json(v) for v in value) + "]"
+    if isinstance(value, float) and not isinstance(value, bool):
+        return _float(value, exponent_below=1e-6, exponent_from=1e21)
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 

@@ -12,13 +12,26 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+from .builtin import (
+    default_job,
+    default_namespace,
+    default_pod,
+    validate_job_spec,
+    validate_pod_spec,
+)
 from .common import Errs, Obj
 from .core import validate_job, validate_pod
 from .groups import validate_composite_pod_group, validate_group_update, validate_pod_group
 from .metadata import name_check, validate_object_meta, validate_object_meta_update
 from .workload import validate_workload, validate_workload_update
 
-__all__ = ["apply_defaults", "has_status_subresource", "validate_object"]
+__all__ = [
+    "POD_GROUP_PROTECTION",
+    "admit",
+    "apply_defaults",
+    "has_status_subresource",
+    "validate_object",
+]
 
 SCHEDULING_GROUP: Final = "scheduling.k8s.io"
 _DEFAULTED_GROUPS: Final = frozenset({"PodGroup", "CompositePodGroup"})
@@ -31,18 +44,41 @@ _STATUS_KINDS: Final = frozenset(
         ("batch", "Job"),
     }
 )
+POD_GROUP_PROTECTION: Final = "scheduling.k8s.io/podgroup-protection"
 _CLUSTER_SCOPED: Final = frozenset({("", "Namespace"), ("", "Node")})
 _PATH_TOKEN: Final = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 _MISSING: Final = object()
 
 
-def apply_defaults(group: str, kind: str, obj: dict[str, Any]) -> None:
-    """Fill API defaults in place: a group's ``spec.disruptionMode`` becomes ``{"single": {}}``."""
+def apply_defaults(group: str, kind: str, obj: dict[str, Any], *, creating: bool = False) -> None:
+    """Fill API defaults in place (``creating``: also what only a create sets, e.g. status).
+
+    A group's ``spec.disruptionMode`` becomes ``{"single": {}}`` and a new one starts with
+    ``status: {}``; Pods, Namespaces and Jobs get their core defaults (``builtin``).
+    """
+    if (group, kind) == ("", "Pod"):
+        default_pod(obj, creating=creating)
+    elif (group, kind) == ("", "Namespace"):
+        default_namespace(obj, creating=creating)
+    elif (group, kind) == ("batch", "Job"):
+        default_job(obj, creating=creating)
     if group != SCHEDULING_GROUP or kind not in _DEFAULTED_GROUPS:
         return
     spec = obj.get("spec")
     if isinstance(spec, dict) and spec.get("disruptionMode") is None:
         spec["disruptionMode"] = {"single": {}}
+    if creating:
+        obj["status"] = {}
+
+
+def admit(group: str, kind: str, obj: dict[str, Any]) -> None:
+    """Mutating admission on create: PodGroupProtection adds its finalizer to a PodGroup."""
+    if (group, kind) != (SCHEDULING_GROUP, "PodGroup"):
+        return
+    meta = obj["metadata"]
+    finalizers = list(meta.get("finalizers") or [])
+    if POD_GROUP_PROTECTION not in finalizers:
+        meta["finalizers"] = [*finalizers, POD_GROUP_PROTECTION]
 
 
 def has_status_subresource(group: str, kind: str) -> bool:
@@ -79,9 +115,9 @@ def _kind_rules(
     group: str, version: str, kind: str, obj: Obj, old: Obj | None, gates: frozenset[str]
 ) -> Errs:
     if (group, kind) == ("", "Pod"):
-        return validate_pod(obj, old)
+        return validate_pod_spec("spec", obj.get("spec")) + validate_pod(obj, old)
     if (group, kind) == ("batch", "Job"):
-        return validate_job(obj, old, gates)
+        return validate_job_spec(obj.get("spec")) + validate_job(obj, old, gates)
     if group != SCHEDULING_GROUP or kind == "PriorityClass":
         return []
     errs: Errs = []

@@ -435,8 +435,8 @@ class HTTPHandler:
         shaper = views.watch_shaper(views.chosen(request.headers.get("Accept", "")), query, rt)
         response = web.StreamResponse(status=200, headers=_JSON)
         response.enable_chunked_encoding()
-        await response.prepare(request)
         try:
+            await response.prepare(request)
             if expired is not None:
                 await _send(response, "ERROR", expired.status)
                 return response

@@ -1,14 +1,14 @@
 """Protobuf request bodies, for the kinds kubectl's generators send that way.
 
-``kubectl create namespace``, ``kubectl create job`` and ``kubectl run`` POST
+``kubectl create namespace``, ``create job``, ``create priorityclass`` and ``run`` POST
 ``application/vnd.kubernetes.protobuf``: the magic ``k8s\\x00``, then a ``runtime.Unknown``
 holding the type and the object's own message. This module decodes the fields those
-generators (and hand-written clients of the same kinds) set on a Namespace, Pod or Job into
-the JSON object the rest of the server handles. Every other kind, and a message with a field
-outside this table, is answered as the API server answers a body type a resource does not
-accept: 415 ``the body of the request was in an unknown format - accepted media types
-include: application/json, application/yaml``. Answers are always JSON, which these clients
-also accept.
+generators (and hand-written clients of the same kinds) set on a Namespace, Pod, Job or
+PriorityClass into the JSON object the rest of the server handles. Every other kind, and a
+message with a non-empty field outside this table, is answered as the API server answers a
+body type a resource does not accept: 415 ``the body of the request was in an unknown format
+- accepted media types include: application/json, application/yaml``. Answers are always
+JSON, which these clients also accept.
 """
 
 from __future__ import annotations
@@ -133,6 +133,13 @@ _MESSAGES: dict[str, dict[int, Field]] = {
         1: ("limits", "map_qty", "", False),
         2: ("requests", "map_qty", "", False),
     },
+    "PriorityClass": {
+        1: ("metadata", "msg", "ObjectMeta", False),
+        2: ("value", "int", "", True),
+        3: ("globalDefault", "bool", "", False),
+        4: ("description", "str", "", False),
+        5: ("preemptionPolicy", "str", "", False),
+    },
     "Job": {
         1: ("metadata", "msg", "ObjectMeta", False),
         2: ("spec", "msg", "JobSpec", False),
@@ -151,7 +158,12 @@ _MESSAGES: dict[str, dict[int, Field]] = {
         10: ("suspend", "bool", "", True),
     },
 }
-_KINDS = {("", "v1", "Namespace"), ("", "v1", "Pod"), ("batch", "v1", "Job")}
+_KINDS = {
+    ("", "v1", "Namespace"),
+    ("", "v1", "Pod"),
+    ("batch", "v1", "Job"),
+    ("scheduling.k8s.io", "v1", "PriorityClass"),
+}
 _ACCEPTED = "application/json, application/yaml"
 
 

@@ -82,6 +82,8 @@ class PodInfo:
     node_selector: Mapping[str, str]
     node: str | None
     group: str | None
+    uid: str = ""
+    scheduled: tuple[str, str, str] | None = None  # PodScheduled (status, reason, message)
 
     @property
     def key(self) -> str:
@@ -97,6 +99,8 @@ class PodInfo:
             requests = pod_requests(pod)
         except ValueError as err:
             raise ValueError(f"pod {namespace}/{name}: {err}") from None
+        conditions = (pod.get("status") or {}).get("conditions") or []
+        scheduled = next((c for c in conditions if c.get("type") == "PodScheduled"), None)
         return cls(
             namespace=namespace,
             name=name,
@@ -104,6 +108,12 @@ class PodInfo:
             node_selector=spec.get("nodeSelector") or {},
             node=spec.get("nodeName") or None,
             group=(spec.get("schedulingGroup") or {}).get("podGroupName") or None,
+            uid=str(meta.get("uid") or ""),
+            scheduled=(
+                None
+                if scheduled is None
+                else (scheduled.get("status"), scheduled.get("reason"), scheduled.get("message"))
+            ),
         )
 
 
@@ -145,15 +155,21 @@ class Cluster:
 
     def fits(self, node: SimNode, pod: PodInfo) -> bool:
         """Whether ``pod`` matches the node's labels and fits its free capacity."""
+        return not self.misfit(node, pod)
+
+    def misfit(self, node: SimNode, pod: PodInfo) -> list[str]:
+        """Why ``pod`` does not fit ``node``, as the scheduler's filters say it (none: it fits)."""
         if any(node.label(k) != v for k, v in pod.node_selector.items()):
-            return False
+            return ["node(s) didn't match Pod's node affinity/selector"]
         free = self.free[node.name]
-        for r, q in pod.requests.items():
-            if r == "pods" and r not in free:
-                continue
-            if q > 0 and free.get(r, Fraction(0)) < q:
-                return False
-        return True
+        short = []
+        for r, q in sorted(pod.requests.items()):
+            if r == "pods":
+                if r in free and free[r] < q:
+                    short.append("Too many pods")
+            elif q > 0 and free.get(r, Fraction(0)) < q:
+                short.append(f"Insufficient {r}")
+        return short
 
     def first_fit(self, pod: PodInfo, candidates: Sequence[SimNode]) -> str | None:
         """The first candidate (in name order) ``pod`` fits on."""

@@ -14,13 +14,21 @@ Rules (a model of the 1.37 kube-scheduler with its gang plugin):
   domain its bound pods already use, when it has a topology constraint).
 * A basic PodGroup places its members independently; it is marked True once one is bound.
   As a composite child it counts as satisfied when at least one member can be placed.
+
+What is written follows a real kube-scheduler (see ``docs/testing.md``): nothing while a gang
+waits for its members; ``PodScheduled=False``/``Unschedulable`` on every pending member that
+was tried (members that had a place get the gang plugin's "waiting for minCount" message,
+the others the node-fit message ``0/N nodes are available: ...``) and a ``FailedScheduling``
+event when that message changes; a PodGroup condition with the "placements" message; on
+success ``PodScheduled=True`` without reason, a ``Scheduled`` event and an empty group message.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from .groups import COMPOSITE, CONDITION_TYPES, Group, build_forest
 from .model import Cluster, PodInfo, SimNode, is_active
@@ -29,6 +37,31 @@ SCHEDULED = "Scheduled"
 UNSCHEDULABLE = "Unschedulable"
 INVALID = "Invalid"
 NO_FIT = "no node fits: insufficient free resources or nodeSelector mismatch"
+WAITING_FOR_GANG: Final = (
+    "pod group is unschedulable, waiting for minCount pods from a gang to be scheduled,"
+    " one or more plugins asked to wait and no plugin rejected pod"
+)
+GANG_PREEMPTION: Final = (
+    "no new claims to deallocate, preemption: not eligible due to workload aware preemption enabled"
+)
+PLACEMENT_PREEMPTION: Final = (
+    "no new claims to deallocate, preemption: not eligible due to placement-based pod group"
+    " scheduling limitation"
+)
+NO_VICTIMS: Final = "No preemption victims found for incoming preemptor"
+CONSTRAINED: Final = (
+    "workload aware preemption is not supported for pod groups with scheduling constraints"
+)
+
+
+@dataclass(frozen=True)
+class PodWrite:
+    """What to write on a pod: its ``PodScheduled`` condition, and an event if it changed."""
+
+    status: str
+    reason: str
+    message: str
+    event: bool
 
 
 @dataclass(frozen=True)
@@ -53,6 +86,7 @@ class Plan:
     binds: dict[str, str] = field(default_factory=dict)  # pod key -> node
     conditions: list[ConditionChange] = field(default_factory=list)
     pending: dict[str, str] = field(default_factory=dict)  # pod key -> reason
+    unschedulable: dict[str, PodWrite] = field(default_factory=dict)  # pod key -> write
 
 
 @dataclass
@@ -66,6 +100,8 @@ class _Placement:
 class _Shortfall:
     placed: int
     needed: int
+    domain: Sequence[SimNode] | None = None  # the closest topology domain, for messages
+    placements: int = 1
 
 
 def plan(
@@ -103,6 +139,11 @@ def _plain(pod: PodInfo, cluster: Cluster, result: Plan) -> Cluster:
     node = cluster.first_fit(pod, cluster.nodes)
     if node is None:
         result.pending[pod.key] = NO_FIT
+        n = len(cluster.nodes)
+        plain = (
+            f"preemption: 0/{n} nodes are available: {n} Preemption is not helpful for scheduling."
+        )
+        _unschedulable(result, pod, f"{nodes_message(cluster, pod, cluster.nodes)} {plain}")
         return cluster
     cluster.take(node, pod.requests)
     result.binds[pod.key] = node
@@ -150,8 +191,9 @@ def _satisfy(
     g: Group, cluster: Cluster, candidates: Sequence[SimNode], top: bool
 ) -> _Placement | _Shortfall:
     """Place the group inside ``candidates``: a ``_Placement``, or the best ``_Shortfall``."""
-    need, best = _need(g, top), 0
-    for domain in _domains(g, candidates):
+    need, best, best_domain = _need(g, top), 0, None
+    domains = _domains(g, candidates)
+    for domain in domains:
         trial, have = cluster.copy(), 0
         binds: list[tuple[PodInfo, str]] = []
         satisfied: list[Group] = []
@@ -173,8 +215,9 @@ def _satisfy(
             have += len(binds)
         if have >= need:
             return _Placement(trial, binds, [*satisfied, g])
-        best = max(best, have)
-    return _Shortfall(best, need)
+        if best_domain is None or have > best:
+            best, best_domain = have, domain
+    return _Shortfall(best, need, best_domain if g.topology_key else None, len(domains))
 
 
 def _schedule_root(root: Group, cluster: Cluster, result: Plan) -> Cluster:
@@ -187,15 +230,51 @@ def _schedule_root(root: Group, cluster: Cluster, result: Plan) -> Cluster:
         message = _shortfall_message(root, outcome)
         _change(result, root, "False", UNSCHEDULABLE, message)
         _pend(root, result, f"{UNSCHEDULABLE}: {message}")
+        _tried(root, cluster, outcome, result)
         return cluster
     for pod, node in outcome.binds:
         result.binds[pod.key] = node
     satisfied = {id(g) for g in outcome.satisfied}
     for g in outcome.satisfied:
         if g.threshold is not None or _progressed(g, satisfied, result):
-            _change(result, g, "True", SCHEDULED, _success_message(g, satisfied, result))
+            _change(result, g, "True", SCHEDULED, "")
     _pend(root, result, NO_FIT)
+    for g in root.walk():
+        for pod in g.pending:
+            if pod.key not in result.binds:
+                message = nodes_message(outcome.cluster, pod, outcome.cluster.nodes)
+                _unschedulable(result, pod, f"{message} {GANG_PREEMPTION}")
     return outcome.cluster
+
+
+def nodes_message(cluster: Cluster, pod: PodInfo, candidates: Sequence[SimNode]) -> str:
+    """The scheduler's fit error: ``0/N nodes are available: <count> <reason>, ....``"""
+    reasons: Counter[str] = Counter()
+    for node in candidates:
+        reasons.update(cluster.misfit(node, pod))
+    listed = ", ".join(sorted(f"{count} {reason}" for reason, count in reasons.items()))
+    return f"0/{len(candidates)} nodes are available: {listed}."
+
+
+def _unschedulable(result: Plan, pod: PodInfo, message: str) -> None:
+    """``PodScheduled=False``/``Unschedulable`` with ``message``; an event if it changed."""
+    changed = pod.scheduled != ("False", UNSCHEDULABLE, message)
+    result.unschedulable[pod.key] = PodWrite("False", UNSCHEDULABLE, message, changed)
+
+
+def _tried(root: Group, cluster: Cluster, shortfall: _Shortfall, result: Plan) -> None:
+    """Every pending member of a gang that was tried: waiting (it had a place) or misfit."""
+    trial = cluster.copy()
+    candidates = shortfall.domain if shortfall.domain is not None else cluster.nodes
+    suffix = PLACEMENT_PREEMPTION if shortfall.domain is not None else GANG_PREEMPTION
+    for g in root.walk():
+        for pod in g.pending:
+            node = trial.first_fit(pod, candidates)
+            if node is not None:
+                trial.take(node, pod.requests)
+                _unschedulable(result, pod, WAITING_FOR_GANG)
+            else:
+                _unschedulable(result, pod, f"{nodes_message(trial, pod, candidates)} {suffix}")
 
 
 def _progressed(g: Group, satisfied: set[int], result: Plan) -> bool:
@@ -219,18 +298,11 @@ def _shortfall_message(g: Group, shortfall: _Shortfall) -> str:
             f"only {shortfall.placed} of the {shortfall.needed} child groups required by "
             f"minGroupCount could be placed together{where}"
         )
+    why = CONSTRAINED if g.topology_key else NO_VICTIMS
     return (
-        f"only {shortfall.placed} of the {shortfall.needed} pods required by minCount could "
-        f"be placed together{where} ({len(g.members)} pods in the group)"
+        f"0/{shortfall.placements} placements are available, first placement status:"
+        f" pod group is unschedulable, {why}"
     )
-
-
-def _success_message(g: Group, satisfied: set[int], result: Plan) -> str:
-    if g.kind == COMPOSITE:
-        placed = sum(id(c) in satisfied for c in g.children)
-        return f"{placed} of {len(g.children)} child groups placed"
-    bound = sum(1 for p in g.members if p.node or p.key in result.binds)
-    return f"{bound} of {len(g.members)} pods bound"
 
 
 def _change(result: Plan, g: Group, status: str, reason: str, message: str) -> None:

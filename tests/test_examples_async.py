@@ -1,0 +1,165 @@
+"""The examples that need a cluster, each run as its own process against the test API server.
+
+The server runs in the test's event loop on 127.0.0.1; the example finds it through
+``KUBECONFIG``, as it would find a real cluster.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from workloadbuilder.testing import FakeAPIServer
+from workloadbuilder.testing.server import DEFAULT_RESOURCES, ResourceType
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+NS = "ml"
+SCHEDULING = "scheduling.k8s.io"
+TRAINING_RUNS = ResourceType(
+    "training.example.com", "v1", "TrainingRun", "trainingruns", status=True
+)
+RUNS = ("training.example.com", "v1", "trainingruns")
+WITH_RUNS = pytest.mark.fake_apiserver(resources=[*DEFAULT_RESOURCES, TRAINING_RUNS])
+
+
+def env_for(server: FakeAPIServer) -> dict[str, str]:
+    return {**os.environ, "KUBECONFIG": str(server.kubeconfig_path), "PYTHONUNBUFFERED": "1"}
+
+
+async def run_example(server: FakeAPIServer, *args: str) -> tuple[int, str, str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *args,
+        cwd=ROOT,
+        env=env_for(server),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 120)
+    return process.returncode or 0, out.decode(), err.decode()
+
+
+def namespace(server: FakeAPIServer) -> None:
+    server.create_object(
+        "", "v1", "namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}}
+    )
+
+
+def training_run(server: FakeAPIServer, min_available: int) -> dict[str, Any]:
+    run = {
+        "apiVersion": "training.example.com/v1",
+        "kind": "TrainingRun",
+        "metadata": {"name": "resnet", "namespace": NS},
+        "spec": {"workers": 4, "minAvailable": min_available},
+    }
+    return server.create_object(*RUNS, run)
+
+
+def pod_groups(server: FakeAPIServer) -> list[dict[str, Any]]:
+    return server.list_objects(SCHEDULING, "v1beta1", "podgroups", NS)
+
+
+def min_counts(server: FakeAPIServer) -> tuple[list[int], list[int]]:
+    """The gang minCount of every Workload template and of every PodGroup."""
+    templates = [
+        t["schedulingPolicy"]["gang"]["minCount"]
+        for w in server.list_objects(SCHEDULING, "v1beta1", "workloads", NS)
+        for t in w["spec"]["podGroupTemplates"]
+    ]
+    groups = [g["spec"]["schedulingPolicy"]["gang"]["minCount"] for g in pod_groups(server)]
+    return templates, groups
+
+
+async def eventually(check: Callable[[], bool], timeout: float = 60.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not check():
+        assert asyncio.get_running_loop().time() < deadline, "timed out"
+        await asyncio.sleep(0.2)
+
+
+async def test_elastic_training_resized_from_four_to_three(fake_apiserver: FakeAPIServer) -> None:
+    namespace(fake_apiserver)
+    code, out, err = await run_example(fake_apiserver, str(EXAMPLES / "elastic_resize.py"), NS)
+    assert code == 0, err
+    (group,) = pod_groups(fake_apiserver)
+    name = group["metadata"]["name"]
+    assert out.splitlines() == [f"applied {name}: minCount 4", f"resized {name}: minCount 3"]
+    # the Workload's template changes with the PodGroup (the Job controller's elastic scaling)
+    assert min_counts(fake_apiserver) == ([3], [3])
+
+
+@WITH_RUNS
+async def test_the_asyncio_reconciler_creates_then_keeps_in_sync(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    namespace(fake_apiserver)
+    run = training_run(fake_apiserver, 4)
+    script = str(EXAMPLES / "asyncio_reconciler.py")
+    code, out, err = await run_example(fake_apiserver, script, NS, "--once")
+    assert code == 0, err
+    assert out.startswith("resnet: created ")
+    (group,) = pod_groups(fake_apiserver)
+    owner = group["metadata"]["ownerReferences"][0]
+    assert (owner["kind"], owner["uid"], owner["controller"]) == (
+        "TrainingRun",
+        run["metadata"]["uid"],
+        True,
+    )
+
+    code, out, err = await run_example(fake_apiserver, script, NS, "--once")
+    assert (code, out) == (0, "resnet: up to date\n"), err
+
+    run["spec"]["minAvailable"] = 3
+    fake_apiserver.update_object(*RUNS, run)
+    code, out, err = await run_example(fake_apiserver, script, NS, "--once")
+    assert code == 0, err
+    assert out.startswith("resnet: resized ")
+    assert min_counts(fake_apiserver) == ([3], [3])
+
+    run = fake_apiserver.get_object(*RUNS, NS, "resnet") or {}
+    run["spec"]["minAvailable"] = 0
+    fake_apiserver.update_object(*RUNS, run)
+    code, out, err = await run_example(fake_apiserver, script, NS, "--once")
+    assert out == (
+        "resnet: invalid: spec.minAvailable: Invalid value: 0: must be greater than or equal to 1\n"
+    ), err
+
+
+@WITH_RUNS
+async def test_the_kopf_operator_reconciles_runs(fake_apiserver: FakeAPIServer) -> None:
+    namespace(fake_apiserver)
+    kopf = Path(sys.executable).with_name("kopf")
+    process = await asyncio.create_subprocess_exec(
+        str(kopf),
+        "run",
+        "--standalone",
+        "--namespace",
+        NS,
+        str(EXAMPLES / "kopf_operator.py"),
+        cwd=EXAMPLES,
+        env=env_for(fake_apiserver),
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        run = training_run(fake_apiserver, 4)
+        await eventually(lambda: min_counts(fake_apiserver) == ([4], [4]))
+        run = fake_apiserver.get_object(*RUNS, NS, "resnet") or run
+        run["spec"]["minAvailable"] = 2
+        fake_apiserver.update_object(*RUNS, run)
+        await eventually(lambda: min_counts(fake_apiserver) == ([2], [2]))
+        stored = fake_apiserver.get_object(*RUNS, NS, "resnet") or {}
+        # kopf keeps each handler's return value in the run's status
+        assert any(key.startswith("reconcile_run") for key in stored.get("status", {}))
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, err = await asyncio.wait_for(process.communicate(), 30)
+    assert b"Traceback" not in err, err.decode()

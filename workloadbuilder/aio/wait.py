@@ -1,0 +1,142 @@
+"""``wait_scheduled``: watch a group until the scheduler has placed it once."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Mapping
+from contextlib import aclosing
+from typing import Any, Final
+
+from workloadbuilder.api.scheduling_v1alpha3 import CompositePodGroup
+from workloadbuilder.api.scheduling_v1beta1 import PodGroup
+
+from ._groups import GroupLike, condition, condition_type, group_ref, group_resource
+from ._queries import read_listing
+from ._transport import RetryPolicy, Transport
+from ._watch import watch_events
+from .errors import APIError, ObjectRef
+
+__all__ = ["NotScheduledError", "wait_scheduled"]
+
+_PAUSE_MIN: Final = 0.05
+_PAUSE_MAX: Final = 2.0
+
+
+class NotScheduledError(TimeoutError):
+    """The group was not placed by the deadline.
+
+    ``status``, ``reason`` and ``message`` are those of its ``...InitiallyScheduled``
+    condition (``"False"``, ``Unschedulable`` / ``SchedulerError`` / ``Invalid``, the
+    scheduler's message); all ``None`` when the scheduler wrote nothing, as it does while a
+    gang waits for its members to exist. ``exists`` is False when the group itself is missing.
+    """
+
+    def __init__(self, group: ObjectRef, timeout: float, obj: Mapping[str, Any] | None) -> None:
+        self.group, self.exists = group, obj is not None
+        wanted = condition_type(group.kind)
+        found = condition(obj, wanted) if obj is not None else None
+        self.status: str | None = found.get("status") if found else None
+        self.reason: str | None = found.get("reason") if found else None
+        self.message: str | None = found.get("message") if found else None
+        if obj is None:
+            why = "it does not exist; create it (pods naming a missing group stay Pending)"
+        elif found is None:
+            why = (
+                f"no {wanted} condition yet: the scheduler writes nothing while a"
+                " gang waits for its members to exist; diagnose() tells how many exist"
+            )
+        else:
+            why = f"{wanted} is {self.status}, {self.reason}: {self.message}"
+        super().__init__(f"{group} was not scheduled within {timeout:g}s: {why}")
+
+
+def _scheduled(ref: ObjectRef, obj: Mapping[str, Any] | None) -> bool:
+    found = condition(obj, condition_type(ref.kind)) if obj is not None else None
+    return found is not None and found.get("status") == "True"
+
+
+def _model(ref: ObjectRef, obj: Mapping[str, Any]) -> PodGroup | CompositePodGroup:
+    if ref.kind == "CompositePodGroup":
+        return CompositePodGroup.from_server(obj)
+    return PodGroup.from_server(obj)
+
+
+async def wait_scheduled(
+    api_client: Any, group: GroupLike, *, timeout: float, retry: RetryPolicy | None = None
+) -> PodGroup | CompositePodGroup:
+    """Wait until ``group``'s ``PodGroupInitiallyScheduled`` (or, for a CompositePodGroup,
+    ``CompositePodGroupInitiallyScheduled``) condition is True, and return the group as read.
+
+    ``api_client`` is a kubernetes-asyncio ``ApiClient`` or a ``kubernetes.aio`` one. The group
+    is watched, not polled: a watch that expires (410) is followed by a fresh list, a watch the
+    server ends or a dropped connection is resumed from the last resourceVersion seen; lists
+    are retried by ``retry``. Raises :class:`NotScheduledError` at the deadline, with the
+    condition's reason and message.
+    """
+    ref = group_ref(group)
+    transport = Transport(api_client, retry)
+    resource = group_resource(ref.kind)
+    by_name = f"metadata.name={ref.name}"
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    latest: Mapping[str, Any] | None = None
+    resource_version: str | None = None
+    pause = _PAUSE_MIN
+    try:
+        async with asyncio.timeout_at(deadline):
+            while True:
+                if resource_version is None:
+                    listing = await read_listing(
+                        transport, resource, ref.namespace, field_selector=by_name
+                    )
+                    latest = listing.items[0] if listing.items else None
+                    resource_version = listing.resource_version
+                    if latest is not None and _scheduled(ref, latest):
+                        return _model(ref, latest)
+                remaining = math.ceil(deadline - loop.time())
+                events = watch_events(
+                    transport,
+                    resource,
+                    ref.namespace,
+                    resource_version=resource_version,
+                    timeout_seconds=remaining,
+                    field_selector=by_name,
+                )
+                seen = False
+                async with aclosing(events) as stream:
+                    async for event in stream:
+                        seen = True
+                        obj = event.object
+                        if event.type == "ERROR":
+                            code = int(obj.get("code") or 0)
+                            if code == 410:
+                                resource_version = None  # expired: list again
+                            elif code != 429 and code < 500:
+                                raise _watch_error(ref, obj)
+                            seen = code == 410  # throttled or failing: pause, then resume
+                            break
+                        rv = (obj.get("metadata") or {}).get("resourceVersion")
+                        resource_version = str(rv) if rv else resource_version
+                        if event.type == "BOOKMARK":
+                            continue
+                        latest = None if event.type == "DELETED" else obj
+                        if _scheduled(ref, latest):
+                            assert latest is not None
+                            return _model(ref, latest)
+                pause = _PAUSE_MIN if seen else min(pause * 2, _PAUSE_MAX)
+                if not seen:
+                    await asyncio.sleep(pause)  # an empty or refused watch: do not spin
+    except TimeoutError:
+        raise NotScheduledError(ref, timeout, latest) from None
+
+
+def _watch_error(ref: ObjectRef, status: Mapping[str, Any]) -> APIError:
+    message = str(status.get("message") or "")
+    return APIError(
+        f"watching {ref} failed: {message}",
+        status=int(status.get("code") or 0),
+        reason=str(status.get("reason") or ""),
+        status_body=status,
+        target=ref,
+    )

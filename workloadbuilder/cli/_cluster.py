@@ -1,0 +1,131 @@
+"""Talking to the cluster of the current kubeconfig, on the SDK's async helpers: the
+connection, its errors as one-line messages, apply with a progress bar, delete."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+from .. import aio
+from ..api.scheduling_v1alpha3 import CompositePodGroup
+from ..api.scheduling_v1beta1 import PodGroup, Workload
+
+__all__ = [
+    "ClusterError",
+    "Connection",
+    "apply_objects",
+    "delete_workload",
+    "new_progress",
+    "read_workload",
+    "run",
+]
+
+_T = TypeVar("_T")
+SchedulingObject = Workload | PodGroup | CompositePodGroup
+CHUNK = 16
+"""Objects applied per request batch; the progress bar advances per batch."""
+
+
+class ClusterError(Exception):
+    """What went wrong on the cluster, as the lines to print."""
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = list(lines)
+        super().__init__("\n".join(self.lines))
+
+
+@dataclass(frozen=True)
+class Connection:
+    """Which cluster: a kubeconfig file (``$KUBECONFIG`` by default) and a context."""
+
+    kubeconfig: str | None = None
+    context: str | None = None
+
+
+async def run(connection: Connection, work: Callable[[Any], Awaitable[_T]]) -> _T:
+    """``work(api_client)`` on a client of ``connection``; the SDK's errors as ClusterError."""
+    # $KUBECONFIG is read now: kubernetes-asyncio's own default is fixed when it is imported
+    path = connection.kubeconfig or os.environ.get("KUBECONFIG") or None
+    try:
+        client = await aio.new_client(path, context=connection.context)
+    except Exception as exc:  # the loader raises many kinds; each one is a bad kubeconfig
+        raise ClusterError([f"cannot load the kubeconfig: {exc}"]) from None
+    async with client:
+        try:
+            return await work(client)
+        except aio.MissingAPIError as exc:  # it names the feature gates to enable
+            raise ClusterError([str(exc)]) from None
+        except aio.InvalidObjectError as exc:
+            raise ClusterError([str(exc), *(f"  {e}" for e in exc.errors)]) from None
+        except aio.ApplyError as exc:
+            lines = [str(exc)]
+            lines += [f"  {ref}: {err}" for ref, err in exc.failures.items()]
+            raise ClusterError(lines) from None
+        except aio.APIError as exc:
+            raise ClusterError([str(exc)]) from None
+
+
+def _resource_name(obj: SchedulingObject) -> str:
+    return f"{obj.kind.lower()}.scheduling.k8s.io/{obj.metadata.name}"
+
+
+async def apply_objects(
+    client: Any,
+    objects: Sequence[SchedulingObject],
+    *,
+    field_manager: str,
+    force: bool,
+    dry_run: bool,
+    progress: Progress,
+) -> list[str]:
+    """Preflight, then server-side apply in order, batch by batch; kubectl-style result lines."""
+    await aio.preflight(client, objects)
+    task = progress.add_task("applying", total=len(objects))
+    applied: list[SchedulingObject] = []
+    for start in range(0, len(objects), CHUNK):
+        batch = objects[start : start + CHUNK]
+        applied += await aio.apply(
+            client, batch, field_manager=field_manager, force=force, dry_run=dry_run
+        )
+        progress.advance(task, len(batch))
+    suffix = " (server dry run)" if dry_run else ""
+    return [f"{_resource_name(o)} serverside-applied{suffix}" for o in applied]
+
+
+def new_progress(console: Any, enabled: bool) -> Progress:
+    """A progress bar on ``console`` (stderr), shown only when ``enabled``."""
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=console,
+        transient=True,
+        disable=not enabled,
+    )
+
+
+async def read_workload(client: Any, namespace: str, name: str) -> dict[str, Any] | None:
+    from kubernetes_asyncio.client import CustomObjectsApi
+    from kubernetes_asyncio.client.exceptions import ApiException
+
+    try:
+        found: dict[str, Any] = await CustomObjectsApi(client).get_namespaced_custom_object(
+            "scheduling.k8s.io", "v1beta1", namespace, "workloads", name
+        )
+    except ApiException as exc:
+        if exc.status == 404:
+            return None
+        raise ClusterError([f"cannot read Workload {namespace}/{name}: {exc.reason}"]) from None
+    return found
+
+
+async def delete_workload(client: Any, namespace: str, name: str) -> list[str]:
+    """Delete Workload ``name`` and every group stamped from it, children first."""
+    if await read_workload(client, namespace, name) is None:
+        raise ClusterError([f'Workload "{name}" not found in namespace "{namespace}"'])
+    deleted = await aio.delete(client, name, namespace=namespace)
+    return [f"{ref.kind.lower()}.scheduling.k8s.io/{ref.name} deleted" for ref in deleted]

@@ -1,0 +1,167 @@
+"""Defaults and validation of the core and batch kinds a controller test creates.
+
+What the API server does to a Pod, a Namespace and a Job on create (kubernetes/kubernetes
+``pkg/apis/core/v1/defaults.go``, ``pkg/apis/batch/v1/defaults.go``, the Job registry's
+generated selector, the Namespace registry) and the validation tests most often trip over
+(``pkg/apis/core/validation``: containers and images required; ``pkg/apis/batch/validation``:
+a Job's pods restart ``OnFailure`` or ``Never``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from .common import Errs, Obj, items, mapping, short_name
+from .errors import child, index, not_supported, required
+
+__all__ = [
+    "default_job",
+    "default_namespace",
+    "default_pod",
+    "validate_job_spec",
+    "validate_namespace",
+    "validate_pod_spec",
+]
+
+NAME_LABEL: Final = "kubernetes.io/metadata.name"
+CONTROLLER_UID: Final = "batch.kubernetes.io/controller-uid"
+JOB_NAME: Final = "batch.kubernetes.io/job-name"
+_JOB_RESTART: Final = ["OnFailure", "Never"]  # in batch validation's order
+
+
+def _default(obj: dict[str, Any], key: str, value: Any) -> None:
+    if obj.get(key) is None:
+        obj[key] = value
+
+
+def _image_pull_policy(image: Any) -> str:
+    """``Always`` for an untagged or ``:latest`` image, else ``IfNotPresent``."""
+    if not isinstance(image, str) or "@" in image:
+        return "IfNotPresent"
+    tag = image.rpartition("/")[2].partition(":")[2]
+    return "Always" if tag in ("", "latest") else "IfNotPresent"
+
+
+def _default_container(container: dict[str, Any]) -> None:
+    _default(container, "terminationMessagePath", "/dev/termination-log")
+    _default(container, "terminationMessagePolicy", "File")
+    _default(container, "imagePullPolicy", _image_pull_policy(container.get("image")))
+    _default(container, "resources", {})
+
+
+def default_pod_spec(spec: dict[str, Any]) -> None:
+    """``SetDefaults_PodSpec`` and the container defaults."""
+    _default(spec, "restartPolicy", "Always")
+    _default(spec, "terminationGracePeriodSeconds", 30)
+    _default(spec, "dnsPolicy", "ClusterFirst")
+    _default(spec, "securityContext", {})
+    _default(spec, "schedulerName", "default-scheduler")
+    _default(spec, "enableServiceLinks", True)
+    for key in ("containers", "initContainers"):
+        for container in items(spec.get(key)):
+            if isinstance(container, dict):
+                _default_container(container)
+
+
+def _qos_class(spec: Obj) -> str:
+    """``BestEffort`` without requests or limits; ``Guaranteed`` when every container limits
+    CPU and memory and requests equal limits; else ``Burstable``."""
+    containers = [mapping(c) for c in items(spec.get("containers"))]
+    resources = [mapping(c.get("resources")) for c in containers]
+    if not any(mapping(r.get("requests")) or mapping(r.get("limits")) for r in resources):
+        return "BestEffort"
+    for r in resources:
+        limits, requests = mapping(r.get("limits")), mapping(r.get("requests"))
+        if not all(k in limits for k in ("cpu", "memory")):
+            return "Burstable"
+        if any(requests.get(k, limits[k]) != limits[k] for k in ("cpu", "memory")):
+            return "Burstable"
+    return "Guaranteed"
+
+
+def default_pod(obj: dict[str, Any], *, creating: bool) -> None:
+    """A Pod's spec defaults; on create ``status.phase: Pending`` and its QoS class."""
+    spec = obj.get("spec")
+    if isinstance(spec, dict):
+        default_pod_spec(spec)
+    if creating:
+        obj["status"] = {"phase": "Pending", "qosClass": _qos_class(mapping(spec))}
+
+
+def default_namespace(obj: dict[str, Any], *, creating: bool) -> None:
+    """The ``kubernetes`` finalizer, phase ``Active`` and the name label."""
+    meta = obj.get("metadata")
+    if isinstance(meta, dict) and isinstance(meta.get("name"), str):
+        labels = meta.get("labels")
+        labels = dict(labels) if isinstance(labels, dict) else {}
+        labels[NAME_LABEL] = meta["name"]
+        meta["labels"] = labels
+    spec = obj.setdefault("spec", {})
+    if isinstance(spec, dict) and creating:
+        _default(spec, "finalizers", ["kubernetes"])
+    if creating:
+        obj["status"] = {"phase": "Active"}
+
+
+def default_job(obj: dict[str, Any], *, creating: bool) -> None:
+    """``SetDefaults_Job``, the pod template's defaults and, on create, the generated
+    selector and labels keyed by the Job's UID."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return
+    if spec.get("completions") is None and spec.get("parallelism") is None:
+        spec["completions"] = 1
+    _default(spec, "parallelism", 1)
+    _default(spec, "backoffLimit", 2**31 - 1 if spec.get("backoffLimitPerIndex") is not None else 6)
+    _default(spec, "completionMode", "NonIndexed")
+    _default(spec, "suspend", False)
+    if spec.get("podFailurePolicy") is None:
+        _default(spec, "podReplacementPolicy", "TerminatingOrFailed")
+    template = spec.get("template")
+    if isinstance(template, dict) and isinstance(template.get("spec"), dict):
+        default_pod_spec(template["spec"])
+    meta = mapping(obj.get("metadata"))
+    if creating and isinstance(template, dict) and not spec.get("manualSelector"):
+        uid, name = meta.get("uid"), meta.get("name")
+        generated = {CONTROLLER_UID: uid, JOB_NAME: name, "controller-uid": uid, "job-name": name}
+        tmeta = template.setdefault("metadata", {})
+        if isinstance(tmeta, dict):
+            labels = tmeta.get("labels")
+            tmeta["labels"] = {**(labels if isinstance(labels, dict) else {}), **generated}
+            if not meta.get("labels") and isinstance(obj.get("metadata"), dict):
+                obj["metadata"]["labels"] = dict(tmeta["labels"])
+        _default(spec, "selector", {"matchLabels": {CONTROLLER_UID: uid}})
+    if creating:
+        obj["status"] = {}
+
+
+def validate_pod_spec(path: str, spec: Any) -> Errs:
+    """What tests get wrong most: no containers, a container without name or image."""
+    errs: Errs = []
+    containers = items(mapping(spec).get("containers"))
+    if not containers:
+        return [required(child(path, "containers"))]
+    for i, container in enumerate(containers):
+        c = mapping(container)
+        at = index(child(path, "containers"), i)
+        if not c.get("name"):
+            errs.append(required(child(at, "name")))
+        if not c.get("image"):
+            errs.append(required(child(at, "image")))
+    return errs
+
+
+def validate_job_spec(spec: Any) -> Errs:
+    """The pod template as a Job's: its pods restart ``OnFailure`` or ``Never``."""
+    template_spec = mapping(mapping(mapping(spec).get("template")).get("spec"))
+    errs = validate_pod_spec("spec.template.spec", template_spec)
+    policy = template_spec.get("restartPolicy")
+    if policy not in _JOB_RESTART:
+        errs.append(not_supported("spec.template.spec.restartPolicy", policy, _JOB_RESTART))
+    return errs
+
+
+def validate_namespace(obj: Obj) -> Errs:
+    """A Namespace is named as a DNS label."""
+    name = mapping(obj.get("metadata")).get("name")
+    return short_name("metadata.name", name) if isinstance(name, str) and name else []
