@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
@@ -36,6 +36,14 @@ __all__ = [
     "controller_ref",
     "validate",
 ]
+
+
+class _NoParent:
+    """The absence of a parent argument (``None`` is a value: a root composite group)."""
+
+
+_NO_PARENT = _NoParent()
+_Parent = str | None | _NoParent
 
 
 class BuildError(ValueError):
@@ -120,6 +128,11 @@ class Builder:
         self._existing: Workload | None = None
         self._pod_group_templates: dict[str, PodGroupTemplate] | None = None
         self._composite_templates: dict[str, CompositePodGroupTemplate] | None = None
+        # What stamping reads once: each template's spec JSON, the owner's, the namespace.
+        self._leaf_stamps: dict[str, dict[str, Any]] = {}
+        self._composite_stamps: dict[str, dict[str, Any]] = {}
+        self._owner_json: dict[str, Any] | None = None
+        self._stamp_namespace: str | None = None
 
     @property
     def root(self) -> WorkloadItem | None:
@@ -167,39 +180,66 @@ class Builder:
 
     def new_pod_group(self, pod_group_name: str, template_name: str) -> PodGroup:
         """A PodGroup of the template ``template_name`` (at any depth of the tree)."""
-        _check_names(pod_group_name, template_name)
-        workload = self._resolved_workload()
-        if self._pod_group_templates is None:
-            self._pod_group_templates = {t.name: t for t in _leaf_templates(workload.spec)}
-        template = self._pod_group_templates.get(template_name)
-        if template is None:
-            names = " ".join(self._pod_group_templates)
-            raise BuildError(
-                f"podGroupTemplate {go_quote(template_name)} not found in workload"
-                f" {go_quote(workload.metadata.name or '')} (have [{names}])"
-            )
-        return PodGroup.model_validate(
-            self._runtime_object(workload, pod_group_name, template, _POD_GROUP_FIELDS)
-        )
+        return PodGroup.model_validate(self._stamped(pod_group_name, template_name, leaf=True))
 
     def new_composite_pod_group(self, name: str, template_name: str) -> CompositePodGroup:
         """A CompositePodGroup of ``template_name``; the caller sets its parent, if any."""
+        return CompositePodGroup.model_validate(self._stamped(name, template_name, leaf=False))
+
+    def _stamped(
+        self, name: str, template_name: str, *, leaf: bool, parent: _Parent = _NO_PARENT
+    ) -> dict[str, Any]:
+        """The JSON of a runtime object of ``template_name``, from the JSON its template and
+        the owner were serialised to on first use; ``parent`` fills
+        ``spec.parentCompositePodGroupName`` (``None`` included: set, but empty)."""
         _check_names(name, template_name)
+        stamps = self._leaf_stamps if leaf else self._composite_stamps
+        spec = stamps.get(template_name)
+        if spec is None:
+            spec = stamps[template_name] = self._stamp_spec(template_name, leaf=leaf)
+        if parent is not _NO_PARENT:
+            spec = {**spec, "parentCompositePodGroupName": parent}
+        metadata: dict[str, Any] = {"name": name, "namespace": self._stamp_namespace}
+        if self._owner_json is not None:
+            metadata["ownerReferences"] = [self._owner_json]
+        return {"metadata": metadata, "spec": spec}
+
+    def _stamp_spec(self, template_name: str, *, leaf: bool) -> dict[str, Any]:
+        """The spec every runtime object of ``template_name`` shares (validation copies it)."""
         workload = self._resolved_workload()
-        if self._composite_templates is None:
-            self._composite_templates = {
-                t.name: t for t in _composite_templates(workload.spec.composite_pod_group_templates)
-            }
-        template = self._composite_templates.get(template_name)
+        if not self._leaf_stamps and not self._composite_stamps:
+            owner = self.options.owner
+            self._owner_json = owner.to_dict() if owner is not None else None
+            self._stamp_namespace = workload.metadata.namespace
+        template: PodGroupTemplate | CompositePodGroupTemplate | None
+        if leaf:
+            if self._pod_group_templates is None:
+                self._pod_group_templates = {t.name: t for t in _leaf_templates(workload.spec)}
+            template = self._pod_group_templates.get(template_name)
+            names, what = list(self._pod_group_templates), "podGroupTemplate"
+        else:
+            if self._composite_templates is None:
+                self._composite_templates = {
+                    t.name: t
+                    for t in _composite_templates(workload.spec.composite_pod_group_templates)
+                }
+            template = self._composite_templates.get(template_name)
+            names, what = list(self._composite_templates), "compositePodGroupTemplate"
         if template is None:
-            names = " ".join(self._composite_templates)
             raise BuildError(
-                f"compositePodGroupTemplate {go_quote(template_name)} not found in workload"
-                f" {go_quote(workload.metadata.name or '')} (have [{names}])"
+                f"{what} {go_quote(template_name)} not found in workload"
+                f" {go_quote(workload.metadata.name or '')} (have [{' '.join(names)}])"
             )
-        return CompositePodGroup.model_validate(
-            self._runtime_object(workload, name, template, _COMPOSITE_FIELDS)
-        )
+        source = template.to_dict()
+        spec: dict[str, Any] = {
+            "workloadRef": {
+                "workloadName": workload.metadata.name or "",
+                "templateName": template.name,
+            }
+        }
+        fields = _POD_GROUP_FIELDS if leaf else _COMPOSITE_FIELDS
+        spec.update((key, source[key]) for key in fields if key in source)
+        return spec
 
     def workload(self) -> Workload:
         """The Workload runtime objects are stamped from: the existing one, or the built one.
@@ -224,27 +264,6 @@ class Builder:
             )
         return workload
 
-    def _runtime_object(
-        self,
-        workload: Workload,
-        name: str,
-        template: PodGroupTemplate | CompositePodGroupTemplate,
-        fields: tuple[str, ...],
-    ) -> dict[str, Any]:
-        """The JSON of a runtime object: the template's fields, its Workload, its owner."""
-        source = template.to_dict()
-        spec = {
-            "workloadRef": {
-                "workloadName": workload.metadata.name or "",
-                "templateName": template.name,
-            }
-        }
-        spec.update((key, source[key]) for key in fields if key in source)
-        metadata: dict[str, Any] = {"name": name, "namespace": workload.metadata.namespace}
-        if self._options.owner is not None:
-            metadata["ownerReferences"] = [self._options.owner.to_dict()]
-        return {"metadata": metadata, "spec": spec}
-
     def _build(self) -> Workload:
         root = self._root
         if root is None:
@@ -254,6 +273,14 @@ class Builder:
         except TreeError as exc:
             raise BuildError(str(exc)) from None
         _check_depth(root)
+        compiled = self._compiled_in_one_validation()
+        if compiled is not None:
+            return compiled
+        return self._compiled_by_templates(root)
+
+    def _compiled_by_templates(self, root: WorkloadItem) -> Workload:
+        """The Workload built template by template: slower, but the first problem found is
+        the error ``build_workload()`` raises (the one-validation path falls back to it)."""
         if root.is_composite:
             spec = WorkloadSpec(composite_pod_group_templates=[_composite_template(root)])
         else:
@@ -272,6 +299,57 @@ class Builder:
             ),
             spec=spec,
         )
+
+    def _compiled_in_one_validation(self) -> Workload | None:
+        """The Workload, its JSON compiled straight from the tree and validated once; ``None``
+        when any step fails (then the template-by-template build names the error)."""
+        root, owner = self.root, self.options.owner
+        if root is None or owner is None:
+            return None
+        try:
+            template = _template_json(root)
+            api_group = _group_of(owner.api_version)
+        except BuildError:
+            return None
+        key = "compositePodGroupTemplates" if root.is_composite else "podGroupTemplates"
+        document = {
+            "metadata": {
+                "name": self.options.name or None,
+                "namespace": self.options.namespace or None,
+                "ownerReferences": [owner.to_dict()],
+            },
+            "spec": {
+                key: [template],
+                "controllerRef": {"apiGroup": api_group, "kind": owner.kind, "name": owner.name},
+            },
+        }
+        try:
+            return Workload.model_validate(document)
+        except ValueError:
+            return None
+
+
+def _template_json(item: WorkloadItem) -> dict[str, Any]:
+    """The template of ``item`` and its subtree as JSON (raises ``BuildError`` as resolving)."""
+    fields = _template_fields(item, composite=item.is_composite)
+    if item.is_composite:
+        _add_children(fields, item, _template_json, _template_json)
+    return fields
+
+
+def _add_children(
+    fields: dict[str, Any],
+    item: WorkloadItem,
+    leaf: Callable[[WorkloadItem], Any],
+    composite: Callable[[WorkloadItem], Any],
+) -> None:
+    """A composite's child templates into ``fields``: every leaf, then every composite."""
+    leaves = [leaf(c) for c in item.children if not c.is_composite]
+    composites = [composite(c) for c in item.children if c.is_composite]
+    if leaves:
+        fields["podGroupTemplates"] = leaves
+    if composites:
+        fields["compositePodGroupTemplates"] = composites
 
 
 def _check_names(name: object, template_name: object) -> None:
@@ -378,12 +456,7 @@ def _leaf_template(item: WorkloadItem) -> PodGroupTemplate:
 
 def _composite_template(item: WorkloadItem) -> CompositePodGroupTemplate:
     fields = _template_fields(item, composite=True)
-    leaves = [_leaf_template(c) for c in item.children if not c.is_composite]
-    composites = [_composite_template(c) for c in item.children if c.is_composite]
-    if leaves:
-        fields["podGroupTemplates"] = leaves
-    if composites:
-        fields["compositePodGroupTemplates"] = composites
+    _add_children(fields, item, _leaf_template, _composite_template)
     return _parsed(CompositePodGroupTemplate, item, fields)
 
 

@@ -90,13 +90,13 @@ def _composite_tree(
     name: Callable[[str], str],
 ) -> Iterator[RuntimeObject]:
     own = name(template.name)
-    group = builder.new_composite_pod_group(own, template.name)
-    group.spec.parent_composite_pod_group_name = parent
-    yield group
+    # As new_composite_pod_group() / new_pod_group(), with the parent set in the same step.
+    yield CompositePodGroup.model_validate(
+        builder._stamped(own, template.name, leaf=False, parent=parent)
+    )
     for leaf in template.pod_group_templates or ():
-        pod_group = builder.new_pod_group(name(leaf.name), leaf.name)
-        pod_group.spec.parent_composite_pod_group_name = own
-        yield pod_group
+        leaf_name = name(leaf.name)
+        yield PodGroup.model_validate(builder._stamped(leaf_name, leaf.name, leaf=True, parent=own))
     for child in template.composite_pod_group_templates or ():
         yield from _composite_tree(builder, child, own, name)
 

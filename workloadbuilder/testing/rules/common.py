@@ -140,7 +140,8 @@ def topology(path: str, constraints: Any) -> Errs:
     entries = items(mapping(constraints).get("topology"))
     errs: Errs = []
     if len(entries) > MAX_TOPOLOGY:
-        errs.append(too_many(tpath, len(entries), MAX_TOPOLOGY))
+        # MaxItems(...).MarkShortCircuit() in the generated validation: items go unchecked.
+        return [too_many(tpath, len(entries), MAX_TOPOLOGY)]
     for i, entry in enumerate(entries):
         errs.extend(label_key(child(index(tpath, i), "key"), mapping(entry).get("key")))
     return errs
