@@ -1,7 +1,7 @@
 """Core and batch objects as the API server defaults and validates them, and the deletion
 lifecycle of PodGroups, namespaces and foreground cascades, over real HTTP.
 
-Expected values come from ``/work/shared/reference/real-apiserver-observed.md`` (a v1.36.2
+Expected values come from ``real-apiserver-observed.md`` (a v1.36.2
 kube-apiserver: the PodGroup protection finalizer, ``status: {}``, no PodGroup generation, the
 Terminating namespace and its 403, a Pod's generation 1) and from upstream's sources:
 kubernetes/kubernetes ``pkg/registry/scheduling/podgroup/strategy.go`` and the CompositePodGroup
