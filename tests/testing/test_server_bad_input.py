@@ -20,6 +20,7 @@ from server_helpers import APPLY, PG_PATH, Reply, bounded, call, pod, pod_group
 from workloadbuilder.testing import FakeAPIServer
 
 POD_PATH = "/api/v1/namespaces/default/pods"
+JOB_PATH = "/apis/batch/v1/namespaces/default/jobs"
 
 
 def assert_status(reply: Reply, code: int, reason: str, message: str | None = None) -> None:
@@ -192,6 +193,99 @@ async def test_wrong_json_types_in_the_body_of_modelled_kinds_are_400(
         params={"fieldManager": "m"},
     )
     assert_status(applied, 400, "BadRequest", message)
+    assert (await call(fake_apiserver, "GET", path)).json()["items"] == []
+    await assert_store_healthy(fake_apiserver)
+
+
+def _job(**spec: Any) -> dict[str, Any]:
+    template = {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}]}}
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "j"},
+        "spec": {"template": template, **spec},
+    }
+
+
+def _pod_spec(**spec: Any) -> dict[str, Any]:
+    body = pod()
+    body["spec"] = {**body["spec"], **spec}
+    return body
+
+
+# Go's encoding/json UnmarshalTypeError: "json: cannot unmarshal <JSON kind> into Go struct
+# field <innermost struct>.<dotted path without indexes> of type <Go type>", the Go types
+# being those of k8s.io/api core/v1 and batch/v1.
+CORE_WRONG_TYPES = [
+    (
+        POD_PATH,
+        {**pod(), "spec": "x"},
+        "Pod",
+        "json: cannot unmarshal string into Go struct field Pod.spec of type v1.PodSpec",
+    ),
+    (
+        POD_PATH,
+        _pod_spec(containers=5),
+        "Pod",
+        "json: cannot unmarshal number into Go struct field PodSpec.spec.containers of type "
+        "[]v1.Container",
+    ),
+    (
+        POD_PATH,
+        _pod_spec(containers=[{"name": "c", "image": 5}]),
+        "Pod",
+        "json: cannot unmarshal number into Go struct field Container.spec.containers.image of "
+        "type string",
+    ),
+    (
+        POD_PATH,
+        _pod_spec(nodeName=5),
+        "Pod",
+        "json: cannot unmarshal number into Go struct field PodSpec.spec.nodeName of type string",
+    ),
+    (
+        POD_PATH,
+        _pod_spec(schedulingGroup={"podGroupName": 5}),
+        "Pod",
+        "json: cannot unmarshal number into Go struct field PodSchedulingGroup.spec."
+        "schedulingGroup.podGroupName of type string",
+    ),
+    (
+        POD_PATH,
+        _pod_spec(priority=2**31),
+        "Pod",
+        f"json: cannot unmarshal number {2**31} into Go struct field PodSpec.spec.priority of "
+        "type int32",
+    ),
+    (
+        JOB_PATH,
+        _job(parallelism="x"),
+        "Job",
+        "json: cannot unmarshal string into Go struct field JobSpec.spec.parallelism of type int32",
+    ),
+    (
+        JOB_PATH,
+        _job(completions=1.5),
+        "Job",
+        "json: cannot unmarshal number 1.5 into Go struct field JobSpec.spec.completions of type "
+        "int32",
+    ),
+    (
+        JOB_PATH,
+        _job(suspend="yes"),
+        "Job",
+        "json: cannot unmarshal string into Go struct field JobSpec.spec.suspend of type bool",
+    ),
+]
+
+
+@bounded()
+@pytest.mark.parametrize(("path", "body", "kind", "detail"), CORE_WRONG_TYPES)
+async def test_wrong_json_types_in_the_spec_of_core_kinds_are_400(
+    fake_apiserver: FakeAPIServer, path: str, body: dict[str, Any], kind: str, detail: str
+) -> None:
+    message = f'{kind} in version "v1" cannot be handled as a {kind}: {detail}'
+    assert_status(await call(fake_apiserver, "POST", path, body), 400, "BadRequest", message)
     assert (await call(fake_apiserver, "GET", path)).json()["items"] == []
     await assert_store_healthy(fake_apiserver)
 

@@ -23,6 +23,7 @@ from workloadbuilder.testing.common import errors
 from workloadbuilder.testing.common.resources import Registry, ResourceType
 from workloadbuilder.testing.engine import decoding, object_types
 from workloadbuilder.testing.engine.admission import admit_priority
+from workloadbuilder.testing.engine.core_types import core_type_errors
 from workloadbuilder.testing.engine.unknown_fields import (
     FieldChecker,
     model_type_errors,
@@ -958,7 +959,9 @@ def _check_go_types(rt: ResourceType, obj: dict[str, Any]) -> None:
     try:
         object_types.check_object_meta(obj, rt.kind)
         object_types.check_times(obj)
-        problems = model_type_errors(rt.group, rt.version, rt.kind, obj)
+        problems = model_type_errors(rt.group, rt.version, rt.kind, obj) or core_type_errors(
+            rt.group, rt.kind, obj
+        )
         if problems:
             raise object_types.TypeMismatch(problems[0])
     except object_types.TypeMismatch as exc:
