@@ -15,6 +15,7 @@ from typing import Any, Final
 
 STRING: Final = "string"
 INT64: Final = "int64"
+INT32: Final = "int32"
 BOOL: Final = "bool"
 TIME: Final = "v1.Time"
 STRING_MAP: Final = "map[string]string"
@@ -91,9 +92,15 @@ def json_kind(value: Any) -> str:
     return "object"
 
 
+_INT_RANGES: Final = {INT32: (-(2**31), 2**31 - 1), INT64: (-(2**63), 2**63 - 1)}
+
+
 def _mismatch(value: Any, struct: str, path: str, go_type: str) -> TypeMismatch:
     where = f"Go struct field {struct}.{path}" if struct else "Go value"
-    return TypeMismatch(f"json: cannot unmarshal {json_kind(value)} into {where} of type {go_type}")
+    shown = json_kind(value)
+    if go_type in _INT_RANGES and shown == "number":  # a number that does not fit: its text
+        shown = f"number {value!r}"
+    return TypeMismatch(f"json: cannot unmarshal {shown} into {where} of type {go_type}")
 
 
 def check_time(value: Any) -> None:
@@ -146,8 +153,10 @@ def _check_value(value: Any, go_type: Any, struct: str, path: str) -> Any:
         raise _mismatch(value, struct, path, STRING)
     if go_type == BOOL and not isinstance(value, bool):
         raise _mismatch(value, struct, path, BOOL)
-    if go_type == INT64 and (isinstance(value, bool) or not isinstance(value, int)):
-        raise _mismatch(value, struct, path, INT64)
+    if go_type in _INT_RANGES:
+        low, high = _INT_RANGES[go_type]
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise _mismatch(value, struct, path, go_type)
     if go_type == TIME:
         check_time(value)
     if go_type == OBJECT and not isinstance(value, dict):

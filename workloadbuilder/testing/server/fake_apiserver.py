@@ -166,18 +166,14 @@ class FakeAPIServer:
     def url(self) -> str:
         """``http://127.0.0.1:<port>``; only valid once started."""
         if self._runner is None:
-            raise RuntimeError(
-                "FakeAPIServer is not started: use `async with FakeAPIServer() as server`"
-            )
+            raise _not_started()
         return f"http://{self.address}"
 
     @property
     def kubeconfig_path(self) -> Path:
         """A kubeconfig for this server (context ``fake``, namespace ``default``)."""
         if self._tmpdir is None:
-            raise RuntimeError(
-                "FakeAPIServer is not started: use `async with FakeAPIServer() as server`"
-            )
+            raise _not_started()
         return self._tmpdir / "kubeconfig"
 
     @property
@@ -402,3 +398,7 @@ contexts:
 current-context: fake
 preferences: {{}}
 """
+
+
+def _not_started() -> RuntimeError:
+    return RuntimeError("FakeAPIServer is not started: use `async with FakeAPIServer() as server`")
