@@ -23,7 +23,7 @@ from .config import SchedulingConfig
 from .field import ErrorList
 from .item import WorkloadItem
 from .options import BuildOptions, DisruptionModeOption, SchedulingPolicyOption
-from .validation import MAX_TREE_DEPTH, TreeError, check_tree, validate_tree
+from .validation import MAX_TREE_DEPTH, TreeFacts, validate_tree
 
 __all__ = [
     "BuildError",
@@ -124,6 +124,8 @@ class Builder:
             raise TypeError(f"options must be BuildOptions, not {type(options).__name__}")
         self._root = root
         self._options = options
+        # The tree check and each item's resolution, shared by validate() and the build.
+        self._facts = TreeFacts(root) if root is not None else None
         self._workload: Workload | None = None
         self._existing: Workload | None = None
         self._pod_group_templates: dict[str, PodGroupTemplate] | None = None
@@ -167,7 +169,7 @@ class Builder:
                     )
                 ]
             )
-        return validate_tree(self.root, self.options, old_root)
+        return validate_tree(self.root, self.options, old_root, self._facts)
 
     def build_workload(self) -> Workload:
         """The compiled scheduling.k8s.io/v1beta1 Workload (built once, then cached)."""
@@ -265,26 +267,26 @@ class Builder:
         return workload
 
     def _build(self) -> Workload:
-        root = self._root
-        if root is None:
+        root, facts = self._root, self._facts
+        if root is None or facts is None:
             raise BuildError("workload item cannot be nil")
-        try:
-            check_tree(root)
-        except TreeError as exc:
-            raise BuildError(str(exc)) from None
+        tree_error = facts.tree_error()
+        if tree_error is not None:
+            raise BuildError(str(tree_error))
         _check_depth(root)
-        compiled = self._compiled_in_one_validation()
+        compiled = self._compiled_in_one_validation(root, facts)
         if compiled is not None:
             return compiled
-        return self._compiled_by_templates(root)
+        return self._compiled_by_templates(root, facts)
 
-    def _compiled_by_templates(self, root: WorkloadItem) -> Workload:
+    def _compiled_by_templates(self, root: WorkloadItem, facts: TreeFacts) -> Workload:
         """The Workload built template by template: slower, but the first problem found is
         the error ``build_workload()`` raises (the one-validation path falls back to it)."""
         if root.is_composite:
-            spec = WorkloadSpec(composite_pod_group_templates=[_composite_template(root)])
+            template = _composite_template(root, facts)
+            spec = WorkloadSpec(composite_pod_group_templates=[template])
         else:
-            spec = WorkloadSpec(pod_group_templates=[_leaf_template(root)])
+            spec = WorkloadSpec(pod_group_templates=[_leaf_template(root, facts)])
         owner = self._options.owner
         if owner is None:
             raise BuildError("a Workload must be owned by its controller for garbage collection")
@@ -300,14 +302,14 @@ class Builder:
             spec=spec,
         )
 
-    def _compiled_in_one_validation(self) -> Workload | None:
+    def _compiled_in_one_validation(self, root: WorkloadItem, facts: TreeFacts) -> Workload | None:
         """The Workload, its JSON compiled straight from the tree and validated once; ``None``
         when any step fails (then the template-by-template build names the error)."""
-        root, owner = self.root, self.options.owner
-        if root is None or owner is None:
+        owner = self.options.owner
+        if owner is None:
             return None
         try:
-            template = _template_json(root)
+            template = _template_json(root, facts)
             api_group = _group_of(owner.api_version)
         except BuildError:
             return None
@@ -329,23 +331,24 @@ class Builder:
             return None
 
 
-def _template_json(item: WorkloadItem) -> dict[str, Any]:
+def _template_json(item: WorkloadItem, facts: TreeFacts) -> dict[str, Any]:
     """The template of ``item`` and its subtree as JSON (raises ``BuildError`` as resolving)."""
-    fields = _template_fields(item, composite=item.is_composite)
+    fields = _template_fields(item, item.is_composite, facts)
     if item.is_composite:
-        _add_children(fields, item, _template_json, _template_json)
+        _add_children(fields, item, facts, _template_json, _template_json)
     return fields
 
 
 def _add_children(
     fields: dict[str, Any],
     item: WorkloadItem,
-    leaf: Callable[[WorkloadItem], Any],
-    composite: Callable[[WorkloadItem], Any],
+    facts: TreeFacts,
+    leaf: Callable[[WorkloadItem, TreeFacts], Any],
+    composite: Callable[[WorkloadItem, TreeFacts], Any],
 ) -> None:
     """A composite's child templates into ``fields``: every leaf, then every composite."""
-    leaves = [leaf(c) for c in item.children if not c.is_composite]
-    composites = [composite(c) for c in item.children if c.is_composite]
+    leaves = [leaf(c, facts) for c in item.children if not c.is_composite]
+    composites = [composite(c, facts) for c in item.children if c.is_composite]
     if leaves:
         fields["podGroupTemplates"] = leaves
     if composites:
@@ -371,11 +374,13 @@ def _check_depth(root: WorkloadItem) -> None:
         stack.extend((child, depth + 1) for child in item.children)
 
 
-def _resolve(item: WorkloadItem) -> SchedulingConfig:
-    try:
-        return item.resolve()
-    except Exception as exc:
-        raise BuildError(f"resolving workload item {go_quote(item.name)}: {exc}") from exc
+def _resolve(item: WorkloadItem, facts: TreeFacts) -> SchedulingConfig:
+    """``item``'s resolved config, resolved once for the Builder (``validate()`` included)."""
+    resolution = facts.resolutions.of(item)
+    if resolution.config is None:
+        error = resolution.error
+        raise BuildError(f"resolving workload item {go_quote(item.name)}: {error}") from error
+    return resolution.config
 
 
 # What a PodGroup / CompositePodGroup copies from its template, as upstream.
@@ -394,9 +399,9 @@ def _fresh(model: _M) -> _M:
     return type(model).model_validate(model.to_dict())
 
 
-def _template_fields(item: WorkloadItem, composite: bool) -> dict[str, Any]:
+def _template_fields(item: WorkloadItem, composite: bool, facts: TreeFacts) -> dict[str, Any]:
     """The JSON fields a leaf and a composite template share, from the resolved config."""
-    config = _resolve(item)
+    config = _resolve(item, facts)
     fields: dict[str, Any] = {"name": item.name}
     policy = config.policy
     if policy is not None and policy.gang is not None:
@@ -450,13 +455,13 @@ def _parsed(kind: type[_T], item: WorkloadItem, fields: dict[str, Any]) -> _T:
         ) from None
 
 
-def _leaf_template(item: WorkloadItem) -> PodGroupTemplate:
-    return _parsed(PodGroupTemplate, item, _template_fields(item, composite=False))
+def _leaf_template(item: WorkloadItem, facts: TreeFacts) -> PodGroupTemplate:
+    return _parsed(PodGroupTemplate, item, _template_fields(item, False, facts))
 
 
-def _composite_template(item: WorkloadItem) -> CompositePodGroupTemplate:
-    fields = _template_fields(item, composite=True)
-    _add_children(fields, item, _leaf_template, _composite_template)
+def _composite_template(item: WorkloadItem, facts: TreeFacts) -> CompositePodGroupTemplate:
+    fields = _template_fields(item, True, facts)
+    _add_children(fields, item, facts, _leaf_template, _composite_template)
     return _parsed(CompositePodGroupTemplate, item, fields)
 
 

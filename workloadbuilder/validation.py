@@ -14,6 +14,7 @@ See ``docs/validation.md`` for every rule.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 
 from ._declarative import (
     count_errors,
@@ -36,7 +37,10 @@ __all__ = [
     "MAX_CLAIMS",
     "MAX_TEMPLATES_PER_LIST",
     "MAX_TREE_DEPTH",
+    "Resolution",
+    "Resolutions",
     "TreeError",
+    "TreeFacts",
     "check_tree",
     "validate_tree",
 ]
@@ -101,12 +105,92 @@ def _wrong_kind_block(item: WorkloadItem) -> str:
     return ""
 
 
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """One item resolved: its blocks as a partial config (``user``, ``None`` when mapping them
+    failed), its resolved ``config``, or the ``error`` resolving raised."""
+
+    item: WorkloadItem
+    user: SchedulingConfig | None
+    config: SchedulingConfig | None
+    error: Exception | None
+
+    @classmethod
+    def of(cls, item: WorkloadItem) -> Resolution:
+        """Resolve ``item`` now (its callbacks run once, here)."""
+        try:
+            user = item.user_config()
+        except Exception as exc:
+            return cls(item, None, None, exc)
+        try:
+            return cls(item, user, item.resolve(user), None)
+        except Exception as exc:
+            return cls(item, user, None, exc)
+
+
+class Resolutions:
+    """Each item's ``Resolution``, computed on first use (held with the item, so that an
+    identity is never reused while it is remembered)."""
+
+    __slots__ = ("_done",)
+
+    def __init__(self) -> None:
+        self._done: dict[int, Resolution] = {}
+
+    def of(self, item: WorkloadItem) -> Resolution:
+        """``item`` resolved, once."""
+        done = self._done.get(id(item))
+        if done is None:
+            done = self._done[id(item)] = Resolution.of(item)
+        return done
+
+
+class TreeFacts:
+    """What ``validate()`` and ``build_workload()`` of one tree share, each computed once: the
+    outcome of ``check_tree`` and every item's resolution."""
+
+    __slots__ = ("_checked", "_tree_error", "resolutions", "root")
+
+    def __init__(self, root: WorkloadItem) -> None:
+        self.root = root
+        self.resolutions = Resolutions()
+        self._checked = False
+        self._tree_error: TreeError | None = None
+
+    def tree_error(self) -> TreeError | None:
+        """The ``TreeError`` of ``check_tree(root)``, or ``None`` when the tree passes."""
+        if not self._checked:
+            try:
+                check_tree(self.root)
+            except TreeError as exc:
+                self._tree_error = exc
+            self._checked = True
+        return self._tree_error
+
+
 def validate_tree(
-    root: WorkloadItem | None, options: BuildOptions, old_root: WorkloadItem | None = None
+    root: WorkloadItem | None,
+    options: BuildOptions,
+    old_root: WorkloadItem | None = None,
+    facts: TreeFacts | None = None,
 ) -> ErrorList:
-    """All errors of ``root`` for ``options`` (see the module docstring). Never raises."""
+    """All errors of ``root`` for ``options`` (see the module docstring). Never raises.
+
+    The tree is checked without paths first: a valid tree builds none. When that check finds
+    anything (or fails), the same rules run again with the paths, from the same resolutions.
+    ``facts`` (of ``root``) carries the tree check and the resolutions to and from the build.
+    """
     try:
-        return _validate(root, options, old_root)
+        if root is not None and (facts is None or facts.root is not root):
+            facts = TreeFacts(root)
+        old_resolutions = Resolutions()
+        try:
+            quick = _validate(root, options, old_root, facts, old_resolutions, placed=False)
+        except Exception:
+            quick = None
+        if quick is not None and not quick:
+            return quick
+        return _validate(root, options, old_root, facts, old_resolutions, placed=True)
     except Exception as exc:
         path = root.path if isinstance(root, WorkloadItem) else None
         return ErrorList([FieldError.internal(path, f"unexpected validation failure: {exc!r}")])
@@ -167,25 +251,72 @@ class Locations:
         return item.path if item.path is not None else self.of(item).child(name)
 
 
+class _Unplaced(FieldPath):
+    """The one path of the check without paths: every path below it is itself."""
+
+    __slots__ = ()
+
+    def child(self, name: str, *more_names: str) -> FieldPath:
+        return self
+
+    def index(self, index: int) -> FieldPath:
+        return self
+
+    def key(self, key: str) -> FieldPath:
+        return self
+
+
+_UNPLACED = _Unplaced("<unplaced>")
+
+
+class _NoLocations(Locations):
+    """Every item and block at ``_UNPLACED``: what the check without paths reports at."""
+
+    def __init__(self) -> None:
+        pass
+
+    def of(self, item: WorkloadItem) -> FieldPath:
+        return _UNPLACED
+
+    def block(self, item: WorkloadItem, block: BlockInput) -> FieldPath:
+        return _UNPLACED
+
+    def field(self, item: WorkloadItem, name: str) -> FieldPath:
+        return _UNPLACED
+
+
+_NOWHERE = _NoLocations()
+_METADATA_NAME = FieldPath("metadata", "name")
+_METADATA_NAMESPACE = FieldPath("metadata", "namespace")
+
+
 def _validate(
-    root: WorkloadItem | None, options: BuildOptions, old_root: WorkloadItem | None
+    root: WorkloadItem | None,
+    options: BuildOptions,
+    old_root: WorkloadItem | None,
+    facts: TreeFacts | None,
+    old_resolutions: Resolutions,
+    *,
+    placed: bool,
 ) -> ErrorList:
-    if root is None:
+    """The errors, at their paths when ``placed``; else at no path, stopping at the first
+    item with an error (the caller then runs it placed)."""
+    if root is None or facts is None:
         return ErrorList(
             [FieldError.invalid(None, None, "invalid builder: missing root WorkloadItem")]
         )
-    where = Locations(root)
+    where = Locations(root) if placed else _NOWHERE
     if old_root is not None and old_root.name != root.name:
         detail = (
             f"old root name {go_quote(old_root.name)} does not match new root name"
             f" {go_quote(root.name)}"
         )
         return ErrorList([FieldError.internal(where.of(root), detail)])
-    try:
-        check_tree(root)
-    except TreeError as exc:
-        item = exc.item if exc.item is not None and exc.item.path is not None else root
-        return ErrorList([FieldError.internal(where.of(item), str(exc))])
+    tree_error = facts.tree_error()
+    if tree_error is not None:
+        bad = tree_error.item
+        item = bad if bad is not None and bad.path is not None else root
+        return ErrorList([FieldError.internal(where.of(item), str(tree_error))])
     errors = ErrorList()
     resolved: dict[str, SchedulingConfig] = {}
     declarative = not options.disable_declarative_validation
@@ -193,21 +324,29 @@ def _validate(
         item_errors = ErrorList()
         if declarative:
             item_errors.extend(_declarative(item, old, where))
-        user = item.user_config()
-        try:
-            config = item.resolve(user)
-        except Exception as exc:
+        resolution = facts.resolutions.of(item)
+        user = resolution.user
+        if user is None:  # the blocks themselves could not be read
+            assert resolution.error is not None
+            raise resolution.error
+        config = resolution.config
+        if config is None:
             item_errors.append(
                 FieldError.internal(
-                    where.of(item), f"resolving workload item {go_quote(item.name)}: {exc}"
+                    where.of(item),
+                    f"resolving workload item {go_quote(item.name)}: {resolution.error}",
                 )
             )
         else:
             resolved[item.name] = config
             item_errors.extend(_allow_lists(item, config, options, where))
-            if options.check_api_server_rules and not _ratcheted(item, old, config):
+            if options.check_api_server_rules and not _ratcheted(
+                item, old, config, old_resolutions
+            ):
                 seen = user if declarative else SchedulingConfig()
                 item_errors.extend(_resolved_rules(item, config, seen, where))
+        if item_errors and not placed:
+            return item_errors
         errors.extend(_relocated(item, item_errors, where))
     if options.check_api_server_rules:
         errors.extend(_tree_rules(root, resolved, options, where))
@@ -227,12 +366,20 @@ def _pairs(
         stack.extend((child, old_children.get(child.name)) for child in reversed(item.children))
 
 
-def _ratcheted(item: WorkloadItem, old: WorkloadItem | None, config: SchedulingConfig) -> bool:
+def _ratcheted(
+    item: WorkloadItem,
+    old: WorkloadItem | None,
+    config: SchedulingConfig,
+    old_resolutions: Resolutions,
+) -> bool:
     """An update that leaves an item's compiled template unchanged is not validated again."""
     if old is None or old.is_composite != item.is_composite:
         return False
+    old_config = old_resolutions.of(old).config
+    if old_config is None:
+        return False
     try:
-        return old.resolve() == config
+        return old_config == config
     except Exception:
         return False
 
@@ -380,13 +527,9 @@ def _tree_rules(
     name and namespace."""
     errors = ErrorList()
     if options.name:
-        errors.extend(
-            format_errors(FieldPath("metadata", "name"), options.name, dns_subdomain_errors)
-        )
+        errors.extend(format_errors(_METADATA_NAME, options.name, dns_subdomain_errors))
     if options.namespace:
-        errors.extend(
-            format_errors(FieldPath("metadata", "namespace"), options.namespace, dns_label_errors)
-        )
+        errors.extend(format_errors(_METADATA_NAMESPACE, options.namespace, dns_label_errors))
     _check_shape(root, 1, errors, where)
     # Items that failed to resolve were reported already; the others must agree.
     first: str | None = None
@@ -423,6 +566,8 @@ def _check_shape(item: WorkloadItem, depth: int, errors: ErrorList, where: Locat
 
 def _relocated(item: WorkloadItem, errors: ErrorList, where: Locations) -> ErrorList:
     """Move errors inside a block to the controller's own fields named by ``field_paths``."""
+    if not errors:
+        return errors
     blocks: list[BlockInput] = [
         item.input.policy,
         item.input.constraints,

@@ -31,7 +31,7 @@ def _outcome(build: Any) -> Any:
 def _previous(root: WorkloadItem | None, options: BuildOptions) -> Any:
     """The previous build_workload(): the same Builder with the one-validation path off."""
     builder = Builder(root, options)
-    builder._compiled_in_one_validation = lambda: None  # type: ignore[method-assign]
+    builder._compiled_in_one_validation = lambda *_: None  # type: ignore[method-assign]
     return _outcome(builder.build_workload)
 
 
