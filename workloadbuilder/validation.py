@@ -14,7 +14,6 @@ See ``docs/validation.md`` for every rule.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 
 from ._declarative import (
     count_errors,
@@ -84,8 +83,7 @@ def check_tree(root: WorkloadItem) -> None:
 
 def _wrong_kind_block(item: WorkloadItem) -> str:
     given = item.input
-    name = go_quote(item.name)
-    if item.is_composite:
+    if item.children:
         for label, present in (
             ("policy", given.policy.pod_group_data is not None),
             ("constraints", given.constraints.pod_group_data is not None),
@@ -93,6 +91,7 @@ def _wrong_kind_block(item: WorkloadItem) -> str:
             ("resourceClaims", bool(given.resource_claims.pod_group_data)),
         ):
             if present:
+                name = go_quote(item.name)
                 return f"composite workload item {name} sets leaf building block: {label}"
         return ""
     for label, present in (
@@ -101,19 +100,29 @@ def _wrong_kind_block(item: WorkloadItem) -> str:
         ("disruptionMode", given.disruption_mode.composite_pod_group_data is not None),
     ):
         if present:
-            return f"leaf workload item {name} sets composite building block: {label}"
+            return (
+                f"leaf workload item {go_quote(item.name)} sets composite building block: {label}"
+            )
     return ""
 
 
-@dataclass(frozen=True, slots=True)
 class Resolution:
     """One item resolved: its blocks as a partial config (``user``, ``None`` when mapping them
     failed), its resolved ``config``, or the ``error`` resolving raised."""
 
-    item: WorkloadItem
-    user: SchedulingConfig | None
-    config: SchedulingConfig | None
-    error: Exception | None
+    __slots__ = ("config", "error", "item", "user")
+
+    def __init__(
+        self,
+        item: WorkloadItem,
+        user: SchedulingConfig | None,
+        config: SchedulingConfig | None,
+        error: Exception | None,
+    ) -> None:
+        self.item = item
+        self.user = user
+        self.config = config
+        self.error = error
 
     @classmethod
     def of(cls, item: WorkloadItem) -> Resolution:
@@ -555,8 +564,11 @@ def _check_shape(item: WorkloadItem, depth: int, errors: ErrorList, where: Locat
             )
         )
         return
-    leaves = sum(1 for c in item.children if not c.is_composite)
-    composites = len(item.children) - leaves
+    composites = 0
+    for child in item.children:
+        if child.children:
+            composites += 1
+    leaves = len(item.children) - composites
     for count in (leaves, composites):
         if count > MAX_TEMPLATES_PER_LIST:
             errors.append(FieldError.too_many(where.of(item), count, MAX_TEMPLATES_PER_LIST))
