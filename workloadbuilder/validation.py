@@ -330,9 +330,7 @@ def _validate(
     resolved: dict[str, SchedulingConfig] = {}
     declarative = not options.disable_declarative_validation
     for item, old in _pairs(root, old_root):
-        item_errors = ErrorList()
-        if declarative:
-            item_errors.extend(_declarative(item, old, where))
+        item_errors = _declarative(item, old, where) if declarative else ErrorList()
         resolution = facts.resolutions.of(item)
         user = resolution.user
         if user is None:  # the blocks themselves could not be read
@@ -348,15 +346,20 @@ def _validate(
             )
         else:
             resolved[item.name] = config
-            item_errors.extend(_allow_lists(item, config, options, where))
+            found = _allow_lists(item, config, options, where)
+            if found:
+                item_errors.extend(found)
             if options.check_api_server_rules and not _ratcheted(
                 item, old, config, old_resolutions
             ):
                 seen = user if declarative else SchedulingConfig()
-                item_errors.extend(_resolved_rules(item, config, seen, where))
-        if item_errors and not placed:
-            return item_errors
-        errors.extend(_relocated(item, item_errors, where))
+                found = _resolved_rules(item, config, seen, where)
+                if found:
+                    item_errors.extend(found)
+        if item_errors:
+            if not placed:
+                return item_errors
+            errors.extend(_relocated(item, item_errors, where))
     if options.check_api_server_rules:
         errors.extend(_tree_rules(root, resolved, options, where))
     return errors
@@ -371,8 +374,13 @@ def _pairs(
     while stack:
         item, old = stack.pop()
         yield item, old
-        old_children = {c.name: c for c in old.children} if old is not None else {}
-        stack.extend((child, old_children.get(child.name)) for child in reversed(item.children))
+        if not item.children:
+            continue
+        if old is None:
+            stack.extend((child, None) for child in reversed(item.children))
+        else:
+            old_children = {c.name: c for c in old.children}
+            stack.extend((child, old_children.get(child.name)) for child in reversed(item.children))
 
 
 def _ratcheted(
@@ -393,20 +401,25 @@ def _ratcheted(
         return False
 
 
+_BLOCK_CHECKS = (
+    ("policy", validate_policy),
+    ("constraints", validate_constraints),
+    ("disruption_mode", validate_disruption_mode),
+)
+
+
 def _declarative(item: WorkloadItem, old: WorkloadItem | None, where: Locations) -> ErrorList:
     errors = ErrorList()
     new_in, old_in = item.input, old.input if old is not None else None
-    data = "composite_pod_group_data" if item.is_composite else "pod_group_data"
-    for block_name, check in (
-        ("policy", validate_policy),
-        ("constraints", validate_constraints),
-        ("disruption_mode", validate_disruption_mode),
-    ):
+    data = "composite_pod_group_data" if item.children else "pod_group_data"
+    for block_name, check in _BLOCK_CHECKS:
         block = getattr(new_in, block_name)
         value = getattr(block, data)
         if value is not None:
             old_value = getattr(getattr(old_in, block_name), data) if old_in else None
-            errors.extend(check(value, old_value, where.block(item, block)))
+            found = check(value, old_value, where.block(item, block))
+            if found:
+                errors.extend(found)
     claims = new_in.resource_claims
     if claims.pod_group_data:
         path = where.block(item, claims)
@@ -477,11 +490,10 @@ def _resolved_rules(
     ``seen`` is what declarative validation already checked (the item's own blocks): a value
     the config took from there unchanged is not checked twice.
     """
-    errors = ErrorList()
-    errors.extend(format_errors(where.field(item, "name"), item.name, dns_label_errors))
+    errors = ErrorList(format_errors(where.field(item, "name"), item.name, dns_label_errors))
     policy = config.policy
     if policy is not None and policy.gang is not None:  # gang wins when both are set
-        count_field = "minGroupCount" if item.is_composite else "minCount"
+        count_field = "minGroupCount" if item.children else "minCount"
         count_path = where.block(item, item.input.policy).child("gang", count_field)
         if policy.gang.min_count is None:
             errors.append(
