@@ -332,3 +332,32 @@ def test_updates_ratchet_as_they_did(old: WorkloadItem | None, options: BuildOpt
     _check(root, old, options)
     _check(root, root, options)
     _check(_release(callbacks=(_raises,)), old, options)
+
+
+def test_each_callback_runs_once_per_item_per_builder() -> None:
+    """As docs/builder.md says: validate() and build_workload() share the resolutions; the
+    old tree's items are resolved once per validate() call."""
+    calls: list[str] = []
+
+    def counted(name: str) -> Any:
+        def callback(config: SchedulingConfig) -> SchedulingConfig:
+            calls.append(name)
+            return config
+
+        return callback
+
+    def tree(prefix: str, count: int) -> WorkloadItem:
+        return composite(
+            "root",
+            [leaf("w", policy=gang(count), callbacks=[counted(prefix + "leaf")])],
+            policy=gang(min_group_count=1),
+            callbacks=[counted(prefix + "root")],
+        )
+
+    builder = Builder(tree("", 0), PERMISSIVE)  # errors: the check without paths, then with
+    old = tree("old-", 1)
+    assert builder.validate(old_root=old)
+    assert sorted(calls) == ["leaf", "old-leaf", "old-root", "root"]
+    builder.validate(old_root=old)
+    builder.build_workload()
+    assert sorted(calls) == ["leaf", "old-leaf", "old-leaf", "old-root", "old-root", "root"]
