@@ -7,11 +7,8 @@ validated again ("ratcheting"), so a stored object that predates a rule stays up
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from typing import Any
-
-from pydantic.alias_generators import to_snake as _to_snake
 
 from ._formats import dns_label_errors, dns_subdomain_errors, label_key_errors
 from .api import INT32_MAX
@@ -76,13 +73,6 @@ def format_errors(
     return [FieldError.invalid(path, value, detail) for detail in check(value)]
 
 
-to_snake = functools.cache(_to_snake)
-
-
-def _members(block: Any, *names: str) -> dict[str, Any]:
-    return {name: getattr(block, to_snake(name)) for name in names}
-
-
 def validate_policy(
     new: WorkloadPodGroupSchedulingPolicy | WorkloadCompositePodGroupSchedulingPolicy,
     old: WorkloadPodGroupSchedulingPolicy | WorkloadCompositePodGroupSchedulingPolicy | None,
@@ -96,20 +86,19 @@ def validate_policy(
     errors = ErrorList(
         union_errors(
             path,
-            _members(new, "basic", "gang"),
-            None if old is None else _members(old, "basic", "gang"),
+            {"basic": new.basic, "gang": new.gang},
+            None if old is None else {"basic": old.basic, "gang": old.gang},
         )
     )
     old_gang = None if old is None else old.gang
     if new.gang is None or (old is not None and new.gang == old_gang):
         return errors
-    field = (
-        "minGroupCount"
-        if isinstance(new, WorkloadCompositePodGroupSchedulingPolicy)
-        else "minCount"
-    )
-    count = getattr(new.gang, to_snake(field))
-    old_count = None if old_gang is None else getattr(old_gang, to_snake(field), None)
+    if isinstance(new, WorkloadCompositePodGroupSchedulingPolicy):
+        field, attribute = "minGroupCount", "min_group_count"
+    else:
+        field, attribute = "minCount", "min_count"
+    count = getattr(new.gang, attribute)
+    old_count = None if old_gang is None else getattr(old_gang, attribute, None)
     if count is not None and (old_gang is None or count != old_count):
         errors.extend(count_errors(child_path(path, "gang", field), count))
     return errors
@@ -160,13 +149,23 @@ def validate_disruption_mode(
     return ErrorList(
         union_errors(
             path,
-            _members(new, "single", "all"),
-            None if old is None else _members(old, "single", "all"),
+            {"single": new.single, "all": new.all},
+            None if old is None else {"single": old.single, "all": old.all},
         )
     )
 
 
-_CLAIM_SOURCES = ("resourceClaimName", "resourceClaimTemplateName")
+_CLAIM_SOURCES = (
+    ("resourceClaimName", "resource_claim_name"),
+    ("resourceClaimTemplateName", "resource_claim_template_name"),
+)
+
+
+def _sources(claim: WorkloadPodGroupResourceClaim) -> dict[str, Any]:
+    return {
+        "resourceClaimName": claim.resource_claim_name,
+        "resourceClaimTemplateName": claim.resource_claim_template_name,
+    }
 
 
 def validate_claim(
@@ -177,8 +176,8 @@ def validate_claim(
     errors = ErrorList(
         union_errors(
             path,
-            _members(new, *_CLAIM_SOURCES),
-            None if old is None else _members(old, *_CLAIM_SOURCES),
+            _sources(new),
+            None if old is None else _sources(old),
         )
     )
     if old is None or new.name != old.name:
@@ -186,8 +185,8 @@ def validate_claim(
             errors.append(FieldError.required(path.child("name")))
         else:
             errors.extend(format_errors(path.child("name"), new.name, dns_label_errors))
-    for json_name in _CLAIM_SOURCES:
-        value = getattr(new, to_snake(json_name))
-        if value is not None and (old is None or value != getattr(old, to_snake(json_name))):
+    for json_name, attribute in _CLAIM_SOURCES:
+        value = getattr(new, attribute)
+        if value is not None and (old is None or value != getattr(old, attribute)):
             errors.extend(format_errors(path.child(json_name), value, dns_subdomain_errors))
     return errors

@@ -23,6 +23,7 @@ _QUALIFIED = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _LABEL_RE = re.compile(_LABEL)
 _SUBDOMAIN_RE = re.compile(_SUBDOMAIN)
 _QUALIFIED_RE = re.compile(_QUALIFIED)
+_LABEL_KEY_RE = re.compile(f"(?:(?P<prefix>{_SUBDOMAIN})/)?(?P<name>{_QUALIFIED})")
 
 
 def _regex_message(what: str, examples: tuple[str, ...], regex: str) -> str:
@@ -67,6 +68,9 @@ def byte_length(value: str) -> int:
 
 def dns_label_errors(value: str) -> list[str]:
     """Problems of ``value`` as an RFC 1123 DNS label (a template or claim name)."""
+    # A match is ASCII, so its length in characters is its length in bytes.
+    if len(value) <= DNS1123_LABEL_MAX_LENGTH and _LABEL_RE.fullmatch(value):
+        return []
     errors = []
     if byte_length(value) > DNS1123_LABEL_MAX_LENGTH:
         errors.append(f"must be no more than {DNS1123_LABEL_MAX_LENGTH} bytes")
@@ -83,6 +87,8 @@ def is_dns_subdomain(value: str) -> bool:
 
 def dns_subdomain_errors(value: str) -> list[str]:
     """Problems of ``value`` as an RFC 1123 DNS subdomain (an object name)."""
+    if is_dns_subdomain(value):
+        return []
     errors = []
     if byte_length(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
         errors.append(f"must be no more than {DNS1123_SUBDOMAIN_MAX_LENGTH} bytes")
@@ -93,6 +99,9 @@ def dns_subdomain_errors(value: str) -> list[str]:
 
 def label_key_errors(value: str) -> list[str]:
     """Problems of ``value`` as a label key (an optional DNS-subdomain prefix and a name)."""
+    valid = _LABEL_KEY_RE.fullmatch(value)  # both parts ASCII: characters are bytes
+    if valid and len(valid["name"]) <= 63 and len(valid["prefix"] or "") <= 253:
+        return []
     parts = value.split("/")
     if len(parts) == 1:
         name = parts[0]

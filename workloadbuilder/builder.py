@@ -392,7 +392,8 @@ def _check_names(name: object, template_name: object) -> None:
 
 
 def _check_depth(root: WorkloadItem) -> None:
-    """Refuse a tree deeper than the API server accepts (it could not be stored anyway)."""
+    """Refuse a tree deeper than the API server accepts (it could not be stored anyway).
+    Only composites can be too deep, so only they are visited."""
     stack = [(root, 1)]
     while stack:
         item, depth = stack.pop()
@@ -401,7 +402,7 @@ def _check_depth(root: WorkloadItem) -> None:
                 f"workload item {go_quote(item.name)} is below {MAX_TREE_DEPTH - 1} levels of"
                 f" composites: maximum template hierarchy depth is {MAX_TREE_DEPTH}"
             )
-        stack.extend((child, depth + 1) for child in item.children)
+        stack.extend((child, depth + 1) for child in item.children if child.children)
 
 
 def _resolve(item: WorkloadItem, facts: TreeFacts) -> SchedulingConfig:

@@ -363,20 +363,9 @@ class WorkloadItem:
         callback raises, and ``TypeError`` when a callback or the default config gives
         something other than a well-typed ``SchedulingConfig``.
         """
-        resolved = self.default_config or SchedulingConfig()
         if user is None:
             user = self.user_config()
-        changes: dict[str, Any] = {}
-        if user.policy is not None:
-            changes["policy"] = user.policy
-        if user.constraints is not None:
-            changes["constraints"] = user.constraints
-        if user.disruption_mode is not None:
-            changes["disruption_mode"] = user.disruption_mode
-        if user.resource_claims:
-            changes["resource_claims"] = user.resource_claims
-        if changes:
-            resolved = dataclasses.replace(resolved, **changes)
+        resolved = _overridden(self.default_config, user)
         for cb in self.callbacks:
             resolved = cb(resolved)
             if not isinstance(resolved, SchedulingConfig):
@@ -392,6 +381,39 @@ class WorkloadItem:
                     + "; ".join(problems)
                 )
         return resolved
+
+
+def _overridden(default: SchedulingConfig | None, user: SchedulingConfig) -> SchedulingConfig:
+    """``default`` with each block ``user`` sets (a partial config of ``user_config()``)."""
+    if not default:
+        if (
+            type(user) is SchedulingConfig
+            and type(user.resource_claims) is tuple
+            and type(user.priority_class_name) is str
+            and not user.priority_class_name
+        ):  # as user_config() gives it: its unset blocks are the empty config's already
+            return user
+        default = SchedulingConfig()
+    changes: dict[str, Any] = {}
+    if user.policy is not None:
+        changes["policy"] = user.policy
+    if user.constraints is not None:
+        changes["constraints"] = user.constraints
+    if user.disruption_mode is not None:
+        changes["disruption_mode"] = user.disruption_mode
+    if user.resource_claims:
+        changes["resource_claims"] = user.resource_claims
+    if not changes:
+        return default
+    if type(default) is not SchedulingConfig:  # a subclass keeps its class and fields
+        return dataclasses.replace(default, **changes)
+    return SchedulingConfig(
+        changes.get("policy", default.policy),
+        changes.get("constraints", default.constraints),
+        changes.get("disruption_mode", default.disruption_mode),
+        changes.get("resource_claims", default.resource_claims),
+        default.priority_class_name,
+    )
 
 
 # The two kinds of item and their building-block classes, so that one generic form serves both.
@@ -450,31 +472,54 @@ def _kind_of(item: WorkloadItem) -> _Kind:
 # Mapping the building blocks into the intermediate form (an empty block counts as unset).
 
 
+# The blocks without fields map to one shared (immutable) value each.
+_BASIC = SchedulingPolicy(basic=BasicSchedulingPolicy())
+_SINGLE = DisruptionMode(single=SingleDisruptionMode())
+_ALL = DisruptionMode(all=AllDisruptionMode())
+
+
+_GANGS: dict[int, SchedulingPolicy] = {}
+
+
+def _gang_policy(count: int | None) -> SchedulingPolicy:
+    """The gang policy of ``count``, one shared value per small int count."""
+    if type(count) is not int or not 0 < count <= 1024:
+        return SchedulingPolicy(None, GangSchedulingPolicy(count))
+    policy = _GANGS.get(count)
+    if policy is None:
+        policy = _GANGS[count] = SchedulingPolicy(None, GangSchedulingPolicy(count))
+    return policy
+
+
 def _map_input(given: WorkloadInput, kind: _Kind) -> SchedulingConfig:
-    policy = getattr(given.policy, kind.data)
-    constraints = getattr(given.constraints, kind.data)
-    mode = getattr(given.disruption_mode, kind.data)
+    data = kind.data
+    policy = getattr(given.policy, data)
+    constraints = getattr(given.constraints, data)
+    mode = getattr(given.disruption_mode, data)
     mapped_policy = None
-    if policy is not None and policy.basic is not None:
-        mapped_policy = SchedulingPolicy(basic=BasicSchedulingPolicy())
-    elif policy is not None and policy.gang is not None:
-        count = getattr(policy.gang, kind.count)
-        mapped_policy = SchedulingPolicy(gang=GangSchedulingPolicy(min_count=count))
+    if policy is not None:
+        if policy.basic is not None:
+            mapped_policy = _BASIC
+        elif policy.gang is not None:
+            mapped_policy = _gang_policy(getattr(policy.gang, kind.count))
     mapped_mode = None
-    if mode is not None and mode.single is not None:
-        mapped_mode = DisruptionMode(single=SingleDisruptionMode())
-    elif mode is not None and mode.all is not None:
-        mapped_mode = DisruptionMode(all=AllDisruptionMode())
+    if mode is not None:
+        if mode.single is not None:
+            mapped_mode = _SINGLE
+        elif mode.all is not None:
+            mapped_mode = _ALL
     topology = None if constraints is None else constraints.topology
     claims = given.resource_claims.pod_group_data if kind is LEAF else ()
     return SchedulingConfig(
-        policy=mapped_policy,
-        constraints=SchedulingConstraints(tuple(t.key for t in topology)) if topology else None,
-        disruption_mode=mapped_mode,
-        resource_claims=tuple(
+        mapped_policy,
+        SchedulingConstraints(tuple(t.key for t in topology)) if topology else None,
+        mapped_mode,
+        tuple(
             ResourceClaim(c.name, c.resource_claim_name, c.resource_claim_template_name)
             for c in claims
-        ),
+        )
+        if claims
+        else (),
     )
 
 

@@ -14,7 +14,6 @@ See ``docs/validation.md`` for every rule.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 
 from ._declarative import (
     count_errors,
@@ -84,8 +83,7 @@ def check_tree(root: WorkloadItem) -> None:
 
 def _wrong_kind_block(item: WorkloadItem) -> str:
     given = item.input
-    name = go_quote(item.name)
-    if item.is_composite:
+    if item.children:
         for label, present in (
             ("policy", given.policy.pod_group_data is not None),
             ("constraints", given.constraints.pod_group_data is not None),
@@ -93,6 +91,7 @@ def _wrong_kind_block(item: WorkloadItem) -> str:
             ("resourceClaims", bool(given.resource_claims.pod_group_data)),
         ):
             if present:
+                name = go_quote(item.name)
                 return f"composite workload item {name} sets leaf building block: {label}"
         return ""
     for label, present in (
@@ -101,19 +100,29 @@ def _wrong_kind_block(item: WorkloadItem) -> str:
         ("disruptionMode", given.disruption_mode.composite_pod_group_data is not None),
     ):
         if present:
-            return f"leaf workload item {name} sets composite building block: {label}"
+            return (
+                f"leaf workload item {go_quote(item.name)} sets composite building block: {label}"
+            )
     return ""
 
 
-@dataclass(frozen=True, slots=True)
 class Resolution:
     """One item resolved: its blocks as a partial config (``user``, ``None`` when mapping them
     failed), its resolved ``config``, or the ``error`` resolving raised."""
 
-    item: WorkloadItem
-    user: SchedulingConfig | None
-    config: SchedulingConfig | None
-    error: Exception | None
+    __slots__ = ("config", "error", "item", "user")
+
+    def __init__(
+        self,
+        item: WorkloadItem,
+        user: SchedulingConfig | None,
+        config: SchedulingConfig | None,
+        error: Exception | None,
+    ) -> None:
+        self.item = item
+        self.user = user
+        self.config = config
+        self.error = error
 
     @classmethod
     def of(cls, item: WorkloadItem) -> Resolution:
@@ -321,9 +330,7 @@ def _validate(
     resolved: dict[str, SchedulingConfig] = {}
     declarative = not options.disable_declarative_validation
     for item, old in _pairs(root, old_root):
-        item_errors = ErrorList()
-        if declarative:
-            item_errors.extend(_declarative(item, old, where))
+        item_errors = _declarative(item, old, where) if declarative else ErrorList()
         resolution = facts.resolutions.of(item)
         user = resolution.user
         if user is None:  # the blocks themselves could not be read
@@ -339,15 +346,20 @@ def _validate(
             )
         else:
             resolved[item.name] = config
-            item_errors.extend(_allow_lists(item, config, options, where))
+            found = _allow_lists(item, config, options, where)
+            if found:
+                item_errors.extend(found)
             if options.check_api_server_rules and not _ratcheted(
                 item, old, config, old_resolutions
             ):
                 seen = user if declarative else SchedulingConfig()
-                item_errors.extend(_resolved_rules(item, config, seen, where))
-        if item_errors and not placed:
-            return item_errors
-        errors.extend(_relocated(item, item_errors, where))
+                found = _resolved_rules(item, config, seen, where)
+                if found:
+                    item_errors.extend(found)
+        if item_errors:
+            if not placed:
+                return item_errors
+            errors.extend(_relocated(item, item_errors, where))
     if options.check_api_server_rules:
         errors.extend(_tree_rules(root, resolved, options, where))
     return errors
@@ -362,8 +374,13 @@ def _pairs(
     while stack:
         item, old = stack.pop()
         yield item, old
-        old_children = {c.name: c for c in old.children} if old is not None else {}
-        stack.extend((child, old_children.get(child.name)) for child in reversed(item.children))
+        if not item.children:
+            continue
+        if old is None:
+            stack.extend((child, None) for child in reversed(item.children))
+        else:
+            old_children = {c.name: c for c in old.children}
+            stack.extend((child, old_children.get(child.name)) for child in reversed(item.children))
 
 
 def _ratcheted(
@@ -384,20 +401,25 @@ def _ratcheted(
         return False
 
 
+_BLOCK_CHECKS = (
+    ("policy", validate_policy),
+    ("constraints", validate_constraints),
+    ("disruption_mode", validate_disruption_mode),
+)
+
+
 def _declarative(item: WorkloadItem, old: WorkloadItem | None, where: Locations) -> ErrorList:
     errors = ErrorList()
     new_in, old_in = item.input, old.input if old is not None else None
-    data = "composite_pod_group_data" if item.is_composite else "pod_group_data"
-    for block_name, check in (
-        ("policy", validate_policy),
-        ("constraints", validate_constraints),
-        ("disruption_mode", validate_disruption_mode),
-    ):
+    data = "composite_pod_group_data" if item.children else "pod_group_data"
+    for block_name, check in _BLOCK_CHECKS:
         block = getattr(new_in, block_name)
         value = getattr(block, data)
         if value is not None:
             old_value = getattr(getattr(old_in, block_name), data) if old_in else None
-            errors.extend(check(value, old_value, where.block(item, block)))
+            found = check(value, old_value, where.block(item, block))
+            if found:
+                errors.extend(found)
     claims = new_in.resource_claims
     if claims.pod_group_data:
         path = where.block(item, claims)
@@ -468,11 +490,10 @@ def _resolved_rules(
     ``seen`` is what declarative validation already checked (the item's own blocks): a value
     the config took from there unchanged is not checked twice.
     """
-    errors = ErrorList()
-    errors.extend(format_errors(where.field(item, "name"), item.name, dns_label_errors))
+    errors = ErrorList(format_errors(where.field(item, "name"), item.name, dns_label_errors))
     policy = config.policy
     if policy is not None and policy.gang is not None:  # gang wins when both are set
-        count_field = "minGroupCount" if item.is_composite else "minCount"
+        count_field = "minGroupCount" if item.children else "minCount"
         count_path = where.block(item, item.input.policy).child("gang", count_field)
         if policy.gang.min_count is None:
             errors.append(
@@ -555,8 +576,11 @@ def _check_shape(item: WorkloadItem, depth: int, errors: ErrorList, where: Locat
             )
         )
         return
-    leaves = sum(1 for c in item.children if not c.is_composite)
-    composites = len(item.children) - leaves
+    composites = 0
+    for child in item.children:
+        if child.children:
+            composites += 1
+    leaves = len(item.children) - composites
     for count in (leaves, composites):
         if count > MAX_TEMPLATES_PER_LIST:
             errors.append(FieldError.too_many(where.of(item), count, MAX_TEMPLATES_PER_LIST))

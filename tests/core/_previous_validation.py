@@ -18,7 +18,17 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic.alias_generators import to_snake as _to_snake
 
-from workloadbuilder._formats import dns_label_errors, dns_subdomain_errors, label_key_errors
+from workloadbuilder._formats import (
+    _LABEL_KEY_MESSAGE,
+    _LABEL_RE,
+    _NAME_PART_MESSAGE,
+    _QUALIFIED_RE,
+    _SUBDOMAIN_RE,
+    DNS1123_LABEL_MAX_LENGTH,
+    DNS1123_SUBDOMAIN_MAX_LENGTH,
+    LABEL_MESSAGE,
+    SUBDOMAIN_MESSAGE,
+)
 from workloadbuilder._gorender import go_quote
 from workloadbuilder.api import INT32_MAX
 from workloadbuilder.api.meta_v1 import ObjectMeta
@@ -55,6 +65,63 @@ from workloadbuilder.config import (
 from workloadbuilder.field import ErrorList, FieldError, FieldPath, child_path
 from workloadbuilder.item import COMPOSITE, LEAF, BlockInput, WorkloadInput, WorkloadItem, _Kind
 from workloadbuilder.options import BuildOptions, DisruptionModeOption, SchedulingPolicyOption
+
+# ------------------------------------------------------------------ name and key formats
+
+
+def byte_length(value: str) -> int:
+    """The length of ``value`` in UTF-8 bytes, as Go's ``len`` (a lone surrogate counts 3)."""
+    return len(value.encode("utf-8", "surrogatepass"))
+
+
+def dns_label_errors(value: str) -> list[str]:
+    """Problems of ``value`` as an RFC 1123 DNS label (a template or claim name)."""
+    errors = []
+    if byte_length(value) > DNS1123_LABEL_MAX_LENGTH:
+        errors.append(f"must be no more than {DNS1123_LABEL_MAX_LENGTH} bytes")
+    if not _LABEL_RE.fullmatch(value):
+        errors.append("must not contain dots" if _SUBDOMAIN_RE.fullmatch(value) else LABEL_MESSAGE)
+    return errors
+
+
+def is_dns_subdomain(value: str) -> bool:
+    """Whether ``value`` is a valid RFC 1123 DNS subdomain (an object name)."""
+    # A match is ASCII, so its length in characters is its length in bytes.
+    return _SUBDOMAIN_RE.fullmatch(value) is not None and len(value) <= DNS1123_SUBDOMAIN_MAX_LENGTH
+
+
+def dns_subdomain_errors(value: str) -> list[str]:
+    """Problems of ``value`` as an RFC 1123 DNS subdomain (an object name)."""
+    errors = []
+    if byte_length(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
+        errors.append(f"must be no more than {DNS1123_SUBDOMAIN_MAX_LENGTH} bytes")
+    if not _SUBDOMAIN_RE.fullmatch(value):
+        errors.append(SUBDOMAIN_MESSAGE)
+    return errors
+
+
+def label_key_errors(value: str) -> list[str]:
+    """Problems of ``value`` as a label key (an optional DNS-subdomain prefix and a name)."""
+    parts = value.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+        errors: list[str] = []
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errors = ["prefix part must be non-empty"]
+        else:
+            errors = [f"prefix part {e}" for e in dns_subdomain_errors(prefix)]
+    else:
+        return [_LABEL_KEY_MESSAGE]
+    if not name:
+        errors.append("name part must be non-empty")
+    elif byte_length(name) > 63:
+        errors.append("name part must be no more than 63 bytes")
+    if not _QUALIFIED_RE.fullmatch(name):
+        errors.append(_NAME_PART_MESSAGE)
+    return errors
+
 
 # --------------------------------------------------------------------------- resolving an item
 

@@ -34,6 +34,7 @@ from workloadbuilder import (
     SchedulingConstraints,
     SchedulingPolicy,
     WorkloadItem,
+    _formats,
     composite,
     gang,
     leaf,
@@ -193,7 +194,8 @@ ROOTS = st.one_of(trees(), trees(sound=True), odd_trees())
 @st.composite
 def old_versions(draw: st.DrawFn, root: WorkloadItem) -> WorkloadItem | None:
     """An old tree for ``root``: none, an unrelated tree, the same tree, or one whose items
-    keep, swap their blocks or config, rename, lose their children, or gain some."""
+    keep, swap their blocks or config, fail to resolve, rename, lose their children, or gain
+    some."""
     kind = draw(st.sampled_from(["changed", "changed", "same", "changed", "unrelated", "none"]))
     if kind == "none":
         return None
@@ -210,10 +212,14 @@ def old_versions(draw: st.DrawFn, root: WorkloadItem) -> WorkloadItem | None:
     def version(item: WorkloadItem, top: bool) -> WorkloadItem:
         children = tuple(version(c, False) for c in item.children)
         what = draw(
-            st.sampled_from(["keep", "keep", "input", "config", "rename", "reshape", "copy"])
+            st.sampled_from(
+                ["keep", "keep", "input", "config", "broken", "rename", "reshape", "copy"]
+            )
         )
         if what == "copy":
             return item  # the very same object
+        if what == "broken":  # the old item no longer resolves
+            item = dataclasses.replace(item, callbacks=(*item.callbacks, _raises))
         donor = draw(st.sampled_from(composites if item.is_composite else leaves))
         if what == "input":
             item = dataclasses.replace(item, input=donor.input)
@@ -272,3 +278,86 @@ def test_mostly_valid_trees_answer_what_they_answered(
 def test_without_a_root_the_answers_are_unchanged(options: BuildOptions) -> None:
     _check(None, None, options)
     _check(None, leaf("w", policy=gang(1)), options)
+
+
+_SUBDOMAIN_LIKE = st.from_regex(r"[a-z0-9]([-a-z0-9.]{0,70}[a-z0-9])?", fullmatch=True)
+FORMAT_VALUES = st.one_of(
+    st.text(max_size=80),
+    st.text(alphabet="aZ09-_./é", max_size=300),
+    _SUBDOMAIN_LIKE,
+    st.builds("/".join, st.lists(_SUBDOMAIN_LIKE, min_size=1, max_size=3)),
+    st.builds(lambda a, n: f"{a}/{'x' * n}", _SUBDOMAIN_LIKE, st.integers(0, 70)),
+    st.builds(lambda n: "a" * n, st.integers(60, 260)),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=FORMAT_VALUES)
+def test_name_and_key_formats_answer_what_they_answered(value: str) -> None:
+    for name in ("dns_label_errors", "dns_subdomain_errors", "label_key_errors"):
+        assert getattr(_formats, name)(value) == getattr(previous, name)(value), name
+
+
+def _release(
+    *, count: int = 0, callbacks: tuple[Any, ...] = (), name: str = "ps_0"
+) -> WorkloadItem:
+    """A tree with an error in every layer: declarative, resolved, allow-list, tree rules."""
+    return composite(
+        "root",
+        [
+            leaf(name, policy=gang(count), topology=["Bad Key"], priority_class_name="low"),
+            leaf("w", policy=gang(), callbacks=(_count(count), *callbacks)),
+            leaf("relocated", path="spec.roles[r]", policy=gang(count), disruption_mode="all"),
+        ],
+        policy=gang(min_group_count=2),
+        path="spec",
+    )
+
+
+@pytest.mark.parametrize(
+    "old",
+    [
+        None,
+        _release(),
+        _release(callbacks=(_raises,)),
+        _release(callbacks=(_returns_none,)),
+        _release(count=3),
+        _release(name="Other"),
+        leaf("root"),
+    ],
+)
+@pytest.mark.parametrize("options", [PERMISSIVE, BuildOptions(disable_declarative_validation=True)])
+def test_updates_ratchet_as_they_did(old: WorkloadItem | None, options: BuildOptions) -> None:
+    root = _release()
+    _check(root, old, options)
+    _check(root, root, options)
+    _check(_release(callbacks=(_raises,)), old, options)
+
+
+def test_each_callback_runs_once_per_item_per_builder() -> None:
+    """As docs/builder.md says: validate() and build_workload() share the resolutions; the
+    old tree's items are resolved once per validate() call."""
+    calls: list[str] = []
+
+    def counted(name: str) -> Any:
+        def callback(config: SchedulingConfig) -> SchedulingConfig:
+            calls.append(name)
+            return config
+
+        return callback
+
+    def tree(prefix: str, count: int) -> WorkloadItem:
+        return composite(
+            "root",
+            [leaf("w", policy=gang(count), callbacks=[counted(prefix + "leaf")])],
+            policy=gang(min_group_count=1),
+            callbacks=[counted(prefix + "root")],
+        )
+
+    builder = Builder(tree("", 0), PERMISSIVE)  # errors: the check without paths, then with
+    old = tree("old-", 1)
+    assert builder.validate(old_root=old)
+    assert sorted(calls) == ["leaf", "old-leaf", "old-root", "root"]
+    builder.validate(old_root=old)
+    builder.build_workload()
+    assert sorted(calls) == ["leaf", "old-leaf", "old-leaf", "old-root", "old-root", "root"]
