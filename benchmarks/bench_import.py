@@ -4,7 +4,9 @@ Run: ``python -m benchmarks.bench_import [--runs N]``
 
 Every sample is a fresh interpreter. Two measures per module, each the median of N samples
 (runs of the two modules and of a bare interpreter are interleaved, after one warm-up each so
-that bytecode caches exist):
+that bytecode caches exist; the interpreters may write them even where ``PYTHONDONTWRITEBYTECODE``
+is set, since an installed package has its caches from ``pip install`` and an editable checkout
+without them would time the compiler):
 
 * wall clock of ``python -c "import X"`` minus the median of a bare ``python -c "pass"``;
 * the interpreter's own account (``-X importtime``): the cumulative time of every top-level
@@ -13,6 +15,7 @@ that bytecode caches exist):
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -21,11 +24,12 @@ import time
 from benchmarks._harness import Row, arguments, print_table
 
 MODULES = ("workloadbuilder", "kubernetes.client")
+_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def _wall(code: str) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", code], check=True)
+    subprocess.run([sys.executable, "-c", code], check=True, env=_ENV)
     return time.perf_counter() - start
 
 
@@ -34,6 +38,7 @@ def _importtime(module: str) -> float:
     run = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", f"import {module}"],
         check=True,
+        env=_ENV,
         capture_output=True,
         text=True,
     )

@@ -18,7 +18,8 @@ import pytest
 import workloadbuilder
 
 # Not needed to validate, build and stamp: the Job integration, migration, the one-execution
-# helpers, the spec files, the CLI, the async layer, the test server, and PyYAML (to_yaml only).
+# helpers, the spec files, the CLI, the async layer, the test server, the pydantic-error
+# mapping (on errors only) and PyYAML (to_yaml only).
 NOT_LOADED_BY_IMPORT = (
     "workloadbuilder.job",
     "workloadbuilder.migration",
@@ -29,6 +30,7 @@ NOT_LOADED_BY_IMPORT = (
     "workloadbuilder.testing",
     "workloadbuilder.api.batch_v1",
     "workloadbuilder.api.core_v1",
+    "workloadbuilder._pydantic_errors",
     "yaml",
 )
 
