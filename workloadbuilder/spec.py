@@ -40,6 +40,8 @@ from .runtime import RuntimeObject, instantiate
 __all__ = [
     "API_VERSION",
     "KIND",
+    "MAX_ALIASED_VALUES",
+    "MAX_NESTING",
     "LoadedSpec",
     "SpecError",
     "WorkloadSpecFile",
@@ -300,24 +302,139 @@ def parse_spec(
     return LoadedSpec(source=source, document=document, root=root, options=options, lines=where)
 
 
+MAX_NESTING = 100
+"""The deepest a spec file may nest mappings and lists (a tree of about 45 levels)."""
+
+MAX_ALIASED_VALUES = 100_000
+"""How many values YAML aliases may add to a spec file once expanded ("billion laughs")."""
+
+
 def load_spec(path: str | Path) -> LoadedSpec:
     """Read a spec file (YAML or JSON). Raises :class:`SpecError` with file and line numbers.
 
+    The file is UTF-8; a JSON file is read as JSON (which YAML 1.1 reads differently in places:
+    tab indentation, escaped surrogate pairs). A file that is not valid YAML or JSON, nests
+    deeper than :data:`MAX_NESTING`, contains itself through an alias or expands aliases to
+    more than :data:`MAX_ALIASED_VALUES` values is a ``SpecError`` at the line concerned.
     ``OSError`` is left to the caller (a missing or unreadable file).
     """
     source = str(path)
-    text = Path(path).read_text(encoding="utf-8")
+    raw = Path(path).read_bytes()
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else 1
-        problem = getattr(exc, "problem", None) or str(exc)
-        error = FieldError.invalid(None, None, f"not valid YAML: {problem}")
-        raise SpecError(source, ErrorList([error]), {"": line}) from None
-    lines = dict(_node_lines(node, "")) if node is not None else {}
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        message = f"not valid UTF-8: {exc.reason} at byte {exc.start}"
+        raise _unreadable(source, line, message) from None
+    data, lines = _read(source, text)
     return parse_spec(data, source=source, lines=lines)
+
+
+class _NotJSON:
+    pass
+
+
+def _unreadable(source: str, line: int, message: str) -> SpecError:
+    return SpecError(source, ErrorList([FieldError.invalid(None, None, message)]), {"": line})
+
+
+def _read(source: str, text: str) -> tuple[Any, dict[str, int]]:
+    """The document of ``text`` and the line of each of its paths."""
+    document: Any
+    try:
+        document = json.loads(text)
+    except RecursionError:
+        raise _unreadable(source, 1, f"nested deeper than {MAX_NESTING} levels") from None
+    except ValueError:
+        document = _NotJSON()
+    is_json = not isinstance(document, _NotJSON)
+    if is_json and _nesting(document) > MAX_NESTING:
+        raise _unreadable(source, 1, f"nested deeper than {MAX_NESTING} levels")
+    try:
+        _check_structure(text)
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        if not is_json:
+            document = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        if is_json:  # JSON that YAML 1.1 cannot read: no line numbers
+            return document, {}
+        line, problem = _yaml_problem(exc, text)
+        raise _unreadable(source, line, f"not valid YAML: {problem}") from None
+    except _StructureError as exc:
+        raise _unreadable(source, exc.line, exc.message) from None
+    lines = dict(_node_lines(node, "")) if node is not None else {}
+    return document, lines
+
+
+def _nesting(document: Any) -> int:
+    """How deep lists and objects nest in a JSON document (iteratively: any depth)."""
+    deepest = 0
+    stack = [(document, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict | list):
+            depth += 1
+            deepest = max(deepest, depth)
+            stack.extend((v, depth) for v in (value.values() if isinstance(value, dict) else value))
+    return deepest
+
+
+class _StructureError(Exception):
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line, self.message = line, message
+
+
+def _check_structure(text: str) -> None:
+    """Nesting and aliases of a YAML stream, from its events (before anything recurses)."""
+    open_nodes: list[list[Any]] = []  # [anchor, values] of each open collection
+    sizes: dict[str, int] = {}  # values of each closed anchor
+    aliased = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        line = event.start_mark.line + 1 if event.start_mark is not None else 1
+        size = 0
+        if isinstance(event, yaml.CollectionStartEvent):
+            if len(open_nodes) >= MAX_NESTING:
+                raise _StructureError(line, f"nested deeper than {MAX_NESTING} levels")
+            open_nodes.append([event.anchor, 1])
+        elif isinstance(event, yaml.CollectionEndEvent):
+            anchor, size = open_nodes.pop()
+            if anchor is not None:
+                sizes[anchor] = size
+        elif isinstance(event, yaml.ScalarEvent):
+            size = 1
+            if event.anchor is not None:
+                sizes[event.anchor] = 1
+        elif isinstance(event, yaml.AliasEvent):
+            name = event.anchor or ""
+            if any(anchor == name for anchor, _ in open_nodes):
+                raise _StructureError(
+                    line, f"not valid YAML: anchor {name!r} value contains itself (alias *{name})"
+                )
+            size = sizes.get(name, 1)  # an undefined alias is the composer's error
+            aliased += size
+            if aliased > MAX_ALIASED_VALUES:
+                raise _StructureError(
+                    line,
+                    "not valid YAML: the aliases expand to more than"
+                    f" {MAX_ALIASED_VALUES} values (excessive aliasing)",
+                )
+        if size and open_nodes:
+            open_nodes[-1][1] += size
+
+
+def _yaml_problem(exc: yaml.YAMLError, text: str) -> tuple[int, str]:
+    """The line and the one-line description of a YAML error."""
+    if isinstance(exc, yaml.reader.ReaderError):
+        character = exc.character
+        code = character if isinstance(character, int) else ord(character)
+        line = text[: exc.position].count("\n") + 1
+        return line, f"unacceptable character #x{code:04x}: {exc.reason}"
+    mark = getattr(exc, "problem_mark", None)
+    line = mark.line + 1 if mark is not None else 1
+    parts = [getattr(exc, "context", None), getattr(exc, "problem", None)]
+    problem = ", ".join(p for p in parts if p) or str(exc).splitlines()[0]
+    return line, problem
 
 
 def _node_lines(node: yaml.Node, prefix: str) -> Iterator[tuple[str, int]]:

@@ -8,7 +8,7 @@ import json
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import Annotated, Any, NoReturn, TextIO, TypeVar
 
 import typer
 import yaml
@@ -55,13 +55,22 @@ class Output(enum.StrEnum):
     json = "json"
 
 
+def _tolerant(stream: TextIO) -> TextIO:
+    """``stream``, writing what its encoding cannot (a lone surrogate) as a backslash escape."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if callable(reconfigure):
+        reconfigure(errors="backslashreplace")
+    return stream
+
+
 def _out() -> Console:
     """Standard output; not cropped to 80 columns when piped."""
-    return Console(highlight=False, width=None if sys.stdout.isatty() else 1000)
+    stdout = _tolerant(sys.stdout)
+    return Console(file=stdout, highlight=False, width=None if stdout.isatty() else 1000)
 
 
 def _err() -> Console:
-    return Console(stderr=True, soft_wrap=True, highlight=False)
+    return Console(file=_tolerant(sys.stderr), soft_wrap=True, highlight=False)
 
 
 def fail(message: str, code: int = INVALID) -> NoReturn:
@@ -91,7 +100,8 @@ def _print_table(table: Table) -> None:
     console = _out()
     with console.capture() as captured:
         console.print(table)
-    sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
+    text = "".join(line.rstrip() + "\n" for line in captured.get().splitlines())
+    _tolerant(sys.stdout).write(text)
 
 
 def _objects(spec: LoadedSpec) -> list[Any]:
