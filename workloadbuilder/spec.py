@@ -9,6 +9,7 @@ and, by :func:`load_spec`, with the file and line it comes from.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -166,8 +167,16 @@ class SpecError(ValueError):
         super().__init__("\n".join(self.located()))
 
     def located(self) -> list[str]:
-        """Each error as ``FILE:LINE: <apimachinery rendering>``."""
-        return [f"{self.source}:{_line_of(e, self.lines)}: {e}" for e in self.errors]
+        """Each error as ``FILE:LINE: <apimachinery rendering>``, on one line: a line break or
+        another control character (in a key, say) is written as its escape (``\\r``)."""
+        return [_one_line(f"{self.source}:{_line_of(e, self.lines)}: {e}") for e in self.errors]
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _one_line(text: str) -> str:
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 @dataclass(frozen=True)
@@ -192,7 +201,11 @@ class LoadedSpec:
         what only compiling finds (the owner's ``apiVersion``) at its field too.
         """
         builder = self.builder()
-        errors = ErrorList(self._relocated(e) for e in builder.validate())
+        errors = self._owner_errors()
+        reported = {e.field for e in errors}
+        errors.extend(
+            e for e in map(self._relocated, builder.validate()) if e.field not in reported
+        )
         if errors:
             return errors
         try:
@@ -203,6 +216,17 @@ class LoadedSpec:
             bad = self.document.spec.owner.api_version if where is not None else None
             return exc.errors or ErrorList([FieldError.invalid(where, bad, str(exc))])
         return errors
+
+    def _owner_errors(self) -> ErrorList:
+        """An owner reference needs every field, as the API server checks them."""
+        owner = self.document.spec.owner
+        fields = {"apiVersion": owner.api_version, "kind": owner.kind}
+        fields.update(name=owner.name, uid=owner.uid)
+        return ErrorList(
+            FieldError.required(FieldPath("spec", "owner", name), "must not be empty")
+            for name, value in fields.items()
+            if not value
+        )
 
     def _relocated(self, error: FieldError) -> FieldError:
         named = "workloadName" if self.document.spec.workload_name else "owner.name"
@@ -291,8 +315,10 @@ def parse_spec(
         controller=True,
         block_owner_deletion=True,
     )
+    named = body.owner.name and body.owner.uid  # else validate() reports the owner
     options = BuildOptions(
-        name=body.workload_name or generate_workload_name(body.owner.name, body.owner.uid),
+        name=body.workload_name
+        or (generate_workload_name(body.owner.name, body.owner.uid) if named else ""),
         namespace=body.namespace,
         owner=owner,
         allowed_policies=frozenset(body.capabilities.policies),

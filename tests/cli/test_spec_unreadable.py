@@ -110,6 +110,16 @@ def test_the_commands_print_it_on_one_line_and_exit_1(
     assert printed.startswith(f"{path}:{line}: {PREFIX}{message}")
 
 
+def test_an_error_is_one_line_whatever_the_key(runner: CliRunner, tmp_path: Path) -> None:
+    # "Errors are one line each": a line break in a key is written as its escape.
+    path = tmp_path / "spec.json"
+    document = {**yaml.safe_load(TRAINING), "x\ny\u2028": 1}
+    path.write_text(json.dumps(document), encoding="utf-8")
+    result = runner.invoke(app, ["validate", str(path)])
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [f"{path}:1: x\\ny\\u2028: Forbidden: unknown field"]
+
+
 def _objects(path: Path) -> list[dict[str, object]]:
     return [o.to_dict() for o in load_spec(path).objects()]
 
