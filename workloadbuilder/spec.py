@@ -43,11 +43,13 @@ __all__ = [
     "KIND",
     "MAX_ALIASED_VALUES",
     "MAX_NESTING",
+    "DocumentError",
     "LoadedSpec",
     "SpecError",
     "WorkloadSpecFile",
     "load_spec",
     "parse_spec",
+    "read_documents",
     "spec_json_schema",
 ]
 
@@ -338,44 +340,77 @@ MAX_ALIASED_VALUES = 100_000
 def load_spec(path: str | Path) -> LoadedSpec:
     """Read a spec file (YAML or JSON). Raises :class:`SpecError` with file and line numbers.
 
-    The file is UTF-8; a JSON file is read as JSON (which YAML 1.1 reads differently in places:
-    tab indentation, escaped surrogate pairs). A file that is not valid YAML or JSON, nests
-    deeper than :data:`MAX_NESTING`, contains itself through an alias or expands aliases to
-    more than :data:`MAX_ALIASED_VALUES` values is a ``SpecError`` at the line concerned.
-    ``OSError`` is left to the caller (a missing or unreadable file).
+    The file is read as :func:`read_documents` reads one; its :class:`DocumentError` is a
+    ``SpecError`` at the line concerned. ``OSError`` is left to the caller (a missing or
+    unreadable file).
     """
     source = str(path)
     raw = Path(path).read_bytes()
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        message = f"not valid UTF-8: {exc.reason} at byte {exc.start}"
-        raise _unreadable(source, line, message) from None
-    data, lines = _read(source, text)
+        data, lines = _read(_decoded(raw))
+    except DocumentError as exc:
+        error = FieldError.invalid(None, None, exc.message)
+        raise SpecError(source, ErrorList([error]), {"": exc.line}) from None
     return parse_spec(data, source=source, lines=lines)
+
+
+class DocumentError(ValueError):
+    """A file that is not a readable YAML stream or JSON document: the 1-based ``line`` of the
+    problem and its one-line ``message``."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line, self.message = line, message
+
+
+def read_documents(raw: bytes) -> list[Any]:
+    """The documents of a YAML stream, or the one of a JSON file, read safely.
+
+    The file is UTF-8; JSON is read as JSON (which YAML 1.1 reads differently in places: tab
+    indentation, escaped surrogate pairs). A file that is not valid YAML or JSON, nests deeper
+    than :data:`MAX_NESTING`, contains itself through an alias or expands aliases to more than
+    :data:`MAX_ALIASED_VALUES` values raises :class:`DocumentError`.
+    """
+    text = _decoded(raw)
+    document = _json(text)
+    if not isinstance(document, _NotJSON):
+        return [document]
+    try:
+        _check_structure(text)
+        return list(yaml.safe_load_all(text))
+    except yaml.YAMLError as exc:
+        raise _yaml_error(exc, text) from None
 
 
 class _NotJSON:
     pass
 
 
-def _unreadable(source: str, line: int, message: str) -> SpecError:
-    return SpecError(source, ErrorList([FieldError.invalid(None, None, message)]), {"": line})
+def _decoded(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise DocumentError(line, f"not valid UTF-8: {exc.reason} at byte {exc.start}") from None
 
 
-def _read(source: str, text: str) -> tuple[Any, dict[str, int]]:
-    """The document of ``text`` and the line of each of its paths."""
-    document: Any
+def _json(text: str) -> Any:
+    """The JSON document of ``text``, or a ``_NotJSON`` when it is not JSON."""
     try:
         document = json.loads(text)
     except RecursionError:
-        raise _unreadable(source, 1, f"nested deeper than {MAX_NESTING} levels") from None
+        raise DocumentError(1, f"nested deeper than {MAX_NESTING} levels") from None
     except ValueError:
-        document = _NotJSON()
+        return _NotJSON()
+    if _nesting(document) > MAX_NESTING:
+        raise DocumentError(1, f"nested deeper than {MAX_NESTING} levels")
+    return document
+
+
+def _read(text: str) -> tuple[Any, dict[str, int]]:
+    """The one document of ``text`` and the line of each of its paths."""
+    document = _json(text)
     is_json = not isinstance(document, _NotJSON)
-    if is_json and _nesting(document) > MAX_NESTING:
-        raise _unreadable(source, 1, f"nested deeper than {MAX_NESTING} levels")
     try:
         _check_structure(text)
         node = yaml.compose(text, Loader=yaml.SafeLoader)
@@ -384,10 +419,7 @@ def _read(source: str, text: str) -> tuple[Any, dict[str, int]]:
     except yaml.YAMLError as exc:
         if is_json:  # JSON that YAML 1.1 cannot read: no line numbers
             return document, {}
-        line, problem = _yaml_problem(exc, text)
-        raise _unreadable(source, line, f"not valid YAML: {problem}") from None
-    except _StructureError as exc:
-        raise _unreadable(source, exc.line, exc.message) from None
+        raise _yaml_error(exc, text) from None
     lines = dict(_node_lines(node, "")) if node is not None else {}
     return document, lines
 
@@ -405,12 +437,6 @@ def _nesting(document: Any) -> int:
     return deepest
 
 
-class _StructureError(Exception):
-    def __init__(self, line: int, message: str) -> None:
-        super().__init__(message)
-        self.line, self.message = line, message
-
-
 def _check_structure(text: str) -> None:
     """Nesting and aliases of a YAML stream, from its events (before anything recurses)."""
     open_nodes: list[list[Any]] = []  # [anchor, values] of each open collection
@@ -421,7 +447,7 @@ def _check_structure(text: str) -> None:
         size = 0
         if isinstance(event, yaml.CollectionStartEvent):
             if len(open_nodes) >= MAX_NESTING:
-                raise _StructureError(line, f"nested deeper than {MAX_NESTING} levels")
+                raise DocumentError(line, f"nested deeper than {MAX_NESTING} levels")
             open_nodes.append([event.anchor, 1])
         elif isinstance(event, yaml.CollectionEndEvent):
             anchor, size = open_nodes.pop()
@@ -434,13 +460,13 @@ def _check_structure(text: str) -> None:
         elif isinstance(event, yaml.AliasEvent):
             name = event.anchor or ""
             if any(anchor == name for anchor, _ in open_nodes):
-                raise _StructureError(
+                raise DocumentError(
                     line, f"not valid YAML: anchor {name!r} value contains itself (alias *{name})"
                 )
             size = sizes.get(name, 1)  # an undefined alias is the composer's error
             aliased += size
             if aliased > MAX_ALIASED_VALUES:
-                raise _StructureError(
+                raise DocumentError(
                     line,
                     "not valid YAML: the aliases expand to more than"
                     f" {MAX_ALIASED_VALUES} values (excessive aliasing)",
@@ -449,18 +475,22 @@ def _check_structure(text: str) -> None:
             open_nodes[-1][1] += size
 
 
+def _yaml_error(exc: yaml.YAMLError, text: str) -> DocumentError:
+    return DocumentError(*_yaml_problem(exc, text))
+
+
 def _yaml_problem(exc: yaml.YAMLError, text: str) -> tuple[int, str]:
-    """The line and the one-line description of a YAML error."""
+    """The line and the one-line description (``not valid YAML: ...``) of a YAML error."""
     if isinstance(exc, yaml.reader.ReaderError):
         character = exc.character
         code = character if isinstance(character, int) else ord(character)
         line = text[: exc.position].count("\n") + 1
-        return line, f"unacceptable character #x{code:04x}: {exc.reason}"
+        return line, f"not valid YAML: unacceptable character #x{code:04x}: {exc.reason}"
     mark = getattr(exc, "problem_mark", None)
     line = mark.line + 1 if mark is not None else 1
     parts = [getattr(exc, "context", None), getattr(exc, "problem", None)]
     problem = ", ".join(p for p in parts if p) or str(exc).splitlines()[0]
-    return line, problem
+    return line, f"not valid YAML: {problem}"
 
 
 def _node_lines(node: yaml.Node, prefix: str) -> Iterator[tuple[str, int]]:

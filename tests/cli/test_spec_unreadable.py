@@ -120,6 +120,22 @@ def test_an_error_is_one_line_whatever_the_key(runner: CliRunner, tmp_path: Path
     assert result.stderr.splitlines() == [f"{path}:1: x\\ny\\u2028: Forbidden: unknown field"]
 
 
+@pytest.mark.parametrize(
+    ("content", "line", "message"), [p for p in UNREADABLE if p.id != "two-documents"]
+)  # a stream of documents is what these commands read
+@pytest.mark.parametrize("command", ["migrate", "simulate"])
+def test_migrate_and_simulate_read_their_files_alike(
+    runner: CliRunner, tmp_path: Path, command: str, content: bytes, line: int, message: str
+) -> None:
+    path = tmp_path / "input.yaml"
+    path.write_bytes(content)
+    args = [command, str(path)] if command == "migrate" else [command, str(SPECS / "training.yaml")]
+    result = runner.invoke(app, args + (["--nodes", str(path)] if command == "simulate" else []))
+    assert result.exit_code == 1, result.output
+    (printed,) = result.stderr.splitlines()
+    assert printed.startswith(f"error: {path}:{line}: {message}"), printed
+
+
 def _objects(path: Path) -> list[dict[str, object]]:
     return [o.to_dict() for o in load_spec(path).objects()]
 

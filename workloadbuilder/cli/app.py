@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..migration import migrate as migrate_documents
-from ..spec import LoadedSpec, SpecError, dump_schema, load_spec
+from ..spec import DocumentError, LoadedSpec, SpecError, dump_schema, load_spec, read_documents
 from . import _explain
 
 __all__ = ["app", "main"]
@@ -206,7 +206,7 @@ def simulate(spec: SpecArg, nodes: NodesOpt, output: OutputOpt = Output.table) -
         sim_nodes = _simulate.load_nodes(nodes)
     except OSError as exc:
         fail(f"cannot read {nodes}: {exc.strerror or exc}", USAGE)
-    except (ValueError, yaml.YAMLError) as exc:
+    except ValueError as exc:
         fail(str(exc).replace("\n", " "), INVALID)
     verdicts = asyncio.run(_simulate.simulate(loaded, sim_nodes))
     if output is Output.table:
@@ -248,13 +248,11 @@ def migrate(
     sources: list[str] = []
     for path in files:
         try:
-            loaded = [
-                d for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if d is not None
-            ]
+            loaded = [d for d in read_documents(path.read_bytes()) if d is not None]
         except OSError as exc:
             fail(f"cannot read {path}: {exc.strerror or exc}", USAGE)
-        except yaml.YAMLError as exc:
-            fail(f"{path}: not valid YAML: {str(exc).splitlines()[0]}", INVALID)
+        except DocumentError as exc:
+            fail(f"{path}:{exc.line}: {exc.message}", INVALID)
         documents.extend(loaded)
         sources.extend(str(path) for _ in loaded)
     result = migrate_documents(documents, target=to)  # type: ignore[arg-type]
