@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
 from ._gorender import go_quote
-from .api import K8sModel, client_json
+from .api import client_json
 from .api.meta_v1 import ObjectMeta, OwnerReference
 from .api.scheduling_v1alpha3 import CompositePodGroup
 from .api.scheduling_v1beta1 import (
@@ -126,8 +126,11 @@ class Builder:
         self._options = options
         self._workload: Workload | None = None
         self._existing: Workload | None = None
-        self._pod_group_templates: dict[str, PodGroupTemplate] | None = None
-        self._composite_templates: dict[str, CompositePodGroupTemplate] | None = None
+        # The JSON of workload(), serialised once and never changed: build_workload()'s copies
+        # and the stamps share its parts.
+        self._workload_document: dict[str, Any] | None = None
+        self._pod_group_templates: dict[str, dict[str, Any]] | None = None
+        self._composite_templates: dict[str, dict[str, Any]] | None = None
         # What stamping reads once: each template's spec JSON, the owner's, the namespace.
         self._leaf_stamps: dict[str, dict[str, Any]] = {}
         self._composite_stamps: dict[str, dict[str, Any]] = {}
@@ -176,70 +179,76 @@ class Builder:
                 "build_workload() is not available on a Builder created from an existing"
                 " Workload: it stamps runtime objects from the supplied Workload (see workload())"
             )
-        return _fresh(self._compiled())
+        self._compiled()
+        return Workload._deferred(self._document())
 
     def new_pod_group(self, pod_group_name: str, template_name: str) -> PodGroup:
         """A PodGroup of the template ``template_name`` (at any depth of the tree)."""
-        return PodGroup.model_validate(self._stamped(pod_group_name, template_name, leaf=True))
+        return PodGroup._deferred(self._stamped(pod_group_name, template_name, leaf=True))
 
     def new_composite_pod_group(self, name: str, template_name: str) -> CompositePodGroup:
         """A CompositePodGroup of ``template_name``; the caller sets its parent, if any."""
-        return CompositePodGroup.model_validate(self._stamped(name, template_name, leaf=False))
+        return CompositePodGroup._deferred(self._stamped(name, template_name, leaf=False))
 
     def _stamped(
         self, name: str, template_name: str, *, leaf: bool, parent: _Parent = _NO_PARENT
     ) -> dict[str, Any]:
         """The JSON of a runtime object of ``template_name``, from the JSON its template and
         the owner were serialised to on first use; ``parent`` fills
-        ``spec.parentCompositePodGroupName`` (``None`` included: set, but empty)."""
+        ``spec.parentCompositePodGroupName`` (``None`` included: set, but empty).
+
+        Keys are in field order and values in ``to_dict()`` form, so that the object can be
+        deferred (``DeferredModel._deferred``); the parts shared between stamps are never
+        changed."""
         _check_names(name, template_name)
         stamps = self._leaf_stamps if leaf else self._composite_stamps
         spec = stamps.get(template_name)
         if spec is None:
             spec = stamps[template_name] = self._stamp_spec(template_name, leaf=leaf)
         if parent is not _NO_PARENT:
-            spec = {**spec, "parentCompositePodGroupName": parent}
+            ref, *rest = spec.items()
+            spec = dict([ref, ("parentCompositePodGroupName", parent), *rest])
         metadata: dict[str, Any] = {"name": name, "namespace": self._stamp_namespace}
         if self._owner_json is not None:
             metadata["ownerReferences"] = [self._owner_json]
         return {"metadata": metadata, "spec": spec}
 
     def _stamp_spec(self, template_name: str, *, leaf: bool) -> dict[str, Any]:
-        """The spec every runtime object of ``template_name`` shares (validation copies it)."""
-        workload = self._resolved_workload()
+        """The spec every runtime object of ``template_name`` shares (never changed)."""
+        self._resolved_workload()
+        document = self._document()
+        metadata, spec = document.get("metadata", {}), document["spec"]
         if not self._leaf_stamps and not self._composite_stamps:
             owner = self.options.owner
             self._owner_json = owner.to_dict() if owner is not None else None
-            self._stamp_namespace = workload.metadata.namespace
-        template: PodGroupTemplate | CompositePodGroupTemplate | None
+            self._stamp_namespace = metadata.get("namespace")
+        if self._pod_group_templates is None or self._composite_templates is None:
+            self._pod_group_templates, self._composite_templates = _templates_by_name(spec)
         if leaf:
-            if self._pod_group_templates is None:
-                self._pod_group_templates = {t.name: t for t in _leaf_templates(workload.spec)}
-            template = self._pod_group_templates.get(template_name)
-            names, what = list(self._pod_group_templates), "podGroupTemplate"
+            templates, what = self._pod_group_templates, "podGroupTemplate"
         else:
-            if self._composite_templates is None:
-                self._composite_templates = {
-                    t.name: t
-                    for t in _composite_templates(workload.spec.composite_pod_group_templates)
-                }
-            template = self._composite_templates.get(template_name)
-            names, what = list(self._composite_templates), "compositePodGroupTemplate"
+            templates, what = self._composite_templates, "compositePodGroupTemplate"
+        template = templates.get(template_name)
         if template is None:
             raise BuildError(
                 f"{what} {go_quote(template_name)} not found in workload"
-                f" {go_quote(workload.metadata.name or '')} (have [{' '.join(names)}])"
+                f" {go_quote(metadata.get('name', ''))} (have [{' '.join(templates)}])"
             )
-        source = template.to_dict()
-        spec: dict[str, Any] = {
+        stamped: dict[str, Any] = {
             "workloadRef": {
-                "workloadName": workload.metadata.name or "",
-                "templateName": template.name,
+                "workloadName": metadata.get("name", ""),
+                "templateName": template["name"],
             }
         }
-        fields = _POD_GROUP_FIELDS if leaf else _COMPOSITE_FIELDS
-        spec.update((key, source[key]) for key in fields if key in source)
-        return spec
+        fields = _POD_GROUP_SPEC_FIELDS if leaf else _COMPOSITE_SPEC_FIELDS
+        stamped.update((key, template[key]) for key in fields if key in template)
+        return stamped
+
+    def _document(self) -> dict[str, Any]:
+        """``workload().to_dict()``, made once (shared, never changed)."""
+        if self._workload_document is None:
+            self._workload_document = self.workload().to_dict()
+        return self._workload_document
 
     def workload(self) -> Workload:
         """The Workload runtime objects are stamped from: the existing one, or the built one.
@@ -378,20 +387,23 @@ def _resolve(item: WorkloadItem) -> SchedulingConfig:
         raise BuildError(f"resolving workload item {go_quote(item.name)}: {exc}") from exc
 
 
-# What a PodGroup / CompositePodGroup copies from its template, as upstream.
-_COMPOSITE_FIELDS = (
+# What a PodGroup / CompositePodGroup copies from its template, as upstream, in the order of
+# the runtime object's spec fields (after workloadRef and parentCompositePodGroupName).
+_COMPOSITE_SPEC_FIELDS = (
     "schedulingPolicy",
     "schedulingConstraints",
     "disruptionMode",
     "priorityClassName",
     "priority",
 )
-_POD_GROUP_FIELDS = (*_COMPOSITE_FIELDS, "resourceClaims")
-
-
-def _fresh(model: _M) -> _M:
-    """An independent copy of an API object (much faster than a deep copy)."""
-    return type(model).model_validate(model.to_dict())
+_POD_GROUP_SPEC_FIELDS = (
+    "schedulingPolicy",
+    "schedulingConstraints",
+    "resourceClaims",
+    "disruptionMode",
+    "priorityClassName",
+    "priority",
+)
 
 
 def _template_fields(item: WorkloadItem, composite: bool) -> dict[str, Any]:
@@ -435,7 +447,6 @@ def _template_fields(item: WorkloadItem, composite: bool) -> dict[str, Any]:
 
 
 _T = TypeVar("_T", PodGroupTemplate, CompositePodGroupTemplate)
-_M = TypeVar("_M", bound=K8sModel)
 
 
 def _parsed(kind: type[_T], item: WorkloadItem, fields: dict[str, Any]) -> _T:
@@ -460,18 +471,21 @@ def _composite_template(item: WorkloadItem) -> CompositePodGroupTemplate:
     return _parsed(CompositePodGroupTemplate, item, fields)
 
 
-def _composite_templates(
-    templates: list[CompositePodGroupTemplate] | None,
-) -> Iterator[CompositePodGroupTemplate]:
-    for template in templates or ():
-        yield template
-        yield from _composite_templates(template.composite_pod_group_templates)
-
-
-def _leaf_templates(spec: WorkloadSpec) -> Iterator[PodGroupTemplate]:
-    yield from spec.pod_group_templates or ()
-    for composite in _composite_templates(spec.composite_pod_group_templates):
-        yield from composite.pod_group_templates or ()
+def _templates_by_name(
+    spec: dict[str, Any],
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """The JSON of every PodGroup template and every CompositePodGroup template by name: the
+    Workload's own leaves first, then each composite's, composites depth first."""
+    every_composite = []
+    stack = list(reversed(spec.get("compositePodGroupTemplates", ())))
+    while stack:
+        template = stack.pop()
+        every_composite.append(template)
+        stack.extend(reversed(template.get("compositePodGroupTemplates", ())))
+    leaves = {t["name"]: t for t in spec.get("podGroupTemplates", ())}
+    for template in every_composite:
+        leaves.update((t["name"], t) for t in template.get("podGroupTemplates", ()))
+    return leaves, {t["name"]: t for t in every_composite}
 
 
 def validate(

@@ -91,12 +91,12 @@ def _composite_tree(
 ) -> Iterator[RuntimeObject]:
     own = name(template.name)
     # As new_composite_pod_group() / new_pod_group(), with the parent set in the same step.
-    yield CompositePodGroup.model_validate(
+    yield CompositePodGroup._deferred(
         builder._stamped(own, template.name, leaf=False, parent=parent)
     )
     for leaf in template.pod_group_templates or ():
         leaf_name = name(leaf.name)
-        yield PodGroup.model_validate(builder._stamped(leaf_name, leaf.name, leaf=True, parent=own))
+        yield PodGroup._deferred(builder._stamped(leaf_name, leaf.name, leaf=True, parent=own))
     for child in template.composite_pod_group_templates or ():
         yield from _composite_tree(builder, child, own, name)
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Annotated, Any, ClassVar, Self, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Self, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -20,8 +21,10 @@ from pydantic import (
     model_validator,
 )
 from pydantic.alias_generators import to_camel
+from pydantic_core import to_jsonable_python
 
 __all__ = [
+    "DeferredModel",
     "Int32",
     "Int64",
     "K8sModel",
@@ -200,3 +203,111 @@ class K8sUnion(K8sModel):
             which = "exactly one" if count else "one"
             raise ValueError(f"must specify {which} of: {listed}")
         return self
+
+
+# The instance-dict slot every pydantic model has; ``DeferredModel`` puts a property before it.
+_INSTANCE_DICT: Any = vars(BaseModel)["__dict__"]
+_MATERIALIZING = threading.Lock()
+
+
+def _json_copy(document: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a JSON object, with the ``None`` members of its object members left out."""
+    copied: dict[str, Any] = to_jsonable_python(document)
+    for key, part in copied.items():
+        if type(part) is dict and None in part.values():
+            copied[key] = {k: v for k, v in part.items() if v is not None}
+    return copied
+
+
+class DeferredModel(K8sModel):
+    """An API object that can also be made from input already known to be valid, and then
+    validated only when first used.
+
+    ``_deferred(data)`` keeps ``data`` (what ``model_validate`` would be given) and nothing
+    else: ``to_dict()`` copies it, and the first other use (an attribute, ``==``, ``repr``,
+    ``model_dump``, a copy, pickling, nesting in another model) validates it into the object,
+    exactly as ``model_validate(data)`` would have, and drops it. A kept input therefore never
+    goes stale: the object can only change once it has been validated.
+    """
+
+    __slots__ = ("_deferred_input",)
+
+    # The string defaults (apiVersion, kind) to_dict() emits before the deferred input.
+    _deferred_defaults: ClassVar[dict[str, str]] = {}
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        cls._deferred_defaults = {
+            info.alias or name: info.default
+            for name, info in cls.model_fields.items()
+            if isinstance(info.default, str)
+        }
+
+    @classmethod
+    def _deferred(cls, data: dict[str, Any]) -> Self:
+        """An object of ``data``, which the caller guarantees ``model_validate`` accepts.
+
+        ``data`` holds every field the class defaults to something other than a string or
+        ``None``, its keys in field order, its values in ``to_dict()`` form (no ``None``, no
+        empty list or map) except that members of its top-level objects (``metadata``,
+        ``spec``) may be ``None``. It must not be changed afterwards: it may share parts with
+        other objects' inputs."""
+        obj = cls.__new__(cls)
+        _DEFERRED_INPUT.__set__(obj, data)
+        return obj
+
+    @property
+    def __dict__(self) -> dict[str, Any]:
+        """The instance's fields, validated first if the object was deferred."""
+        self._materialize()
+        fields: dict[str, Any] = _INSTANCE_DICT.__get__(self)
+        return fields
+
+    @__dict__.setter
+    def __dict__(self, value: dict[str, Any]) -> None:
+        _INSTANCE_DICT.__set__(self, value)
+
+    def _materialize(self) -> bool:
+        """Validate a deferred input into the object; whether there was one."""
+        try:
+            _DEFERRED_INPUT.__get__(self)
+        except AttributeError:
+            return False
+        with _MATERIALIZING:
+            try:
+                data = _DEFERRED_INPUT.__get__(self)
+            except AttributeError:  # another thread did it meanwhile
+                return True
+            valid = type(self).model_validate(data)
+            _INSTANCE_DICT.__set__(self, _INSTANCE_DICT.__get__(valid))
+            for slot in ("__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"):
+                object.__setattr__(self, slot, getattr(valid, slot))
+            _DEFERRED_INPUT.__delete__(self)
+        return True
+
+    if not TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any:
+            if self._materialize():
+                return getattr(self, name)
+            return super().__getattr__(name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self._materialize()
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        self._materialize()
+        super().__delattr__(name)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The Kubernetes JSON of this object (of a deferred one: a copy of its input)."""
+        try:
+            data = _DEFERRED_INPUT.__get__(self)
+        except AttributeError:
+            return super().to_dict()
+        return {**self._deferred_defaults, **_json_copy(data)}
+
+
+_DEFERRED_INPUT: Any = vars(DeferredModel)["_deferred_input"]

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, StrictInt
 
-from ._base import Int32, K8sModel, OptList, OptTuple, Str
+from ._base import DeferredModel, Int32, K8sModel, OptList, OptTuple, Str
 from .meta_v1 import Condition, ListMeta, ObjectMeta
 from .scheduling_v1beta1 import (
     AllCompositeDisruptionMode,
@@ -158,7 +158,7 @@ class CompositePodGroupStatus(K8sModel):
     conditions: OptList[Condition] = None
 
 
-class CompositePodGroup(K8sModel):
+class CompositePodGroup(DeferredModel):
     """A runtime group of pod groups scheduled together."""
 
     api_version: APIVersion = API_VERSION

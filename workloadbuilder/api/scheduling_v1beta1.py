@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from ._base import Int32, K8sModel, K8sUnion, OptList, Str
+from ._base import DeferredModel, Int32, K8sModel, K8sUnion, OptList, Str
 from .meta_v1 import Condition, ListMeta, ObjectMeta
 
 __all__ = [
@@ -206,7 +206,7 @@ class WorkloadSpec(K8sUnion):
     union_members = ("pod_group_templates", "composite_pod_group_templates")
 
 
-class Workload(K8sModel):
+class Workload(DeferredModel):
     """The scheduling description of a controller's workload."""
 
     api_version: Literal["scheduling.k8s.io/v1beta1"] = "scheduling.k8s.io/v1beta1"
@@ -252,7 +252,7 @@ class PodGroupStatus(K8sModel):
     resource_claim_statuses: OptList[PodGroupResourceClaimStatus] = None
 
 
-class PodGroup(K8sModel):
+class PodGroup(DeferredModel):
     """A runtime group of pods scheduled together."""
 
     api_version: Literal["scheduling.k8s.io/v1beta1"] = "scheduling.k8s.io/v1beta1"
