@@ -352,3 +352,31 @@ def test_migrate_on_any_file(
         assert line.startswith((f"{path}: ", f"error: {path}:")), line
     if result.exit_code == 0 or result.stdout:
         list(yaml.safe_load_all(result.stdout))  # what it prints is YAML
+
+
+_NODE = st.fixed_dictionaries(
+    {"name": st.just("n") | JSON},
+    optional={"allocatable": st.just({"cpu": "4"}) | JSON, "labels": JSON, "x": JSON},
+)
+_NODE_OBJECT = st.fixed_dictionaries(
+    {"kind": st.just("Node"), "metadata": st.just({"name": "n"}) | JSON},
+    optional={"status": st.just({"allocatable": {"cpu": "4"}}) | JSON},
+)
+
+
+@SETTINGS
+@given(
+    nodes=st.lists(_NODE, max_size=3) | _NODE_OBJECT | st.fixed_dictionaries({"items": JSON}) | JSON
+)
+def test_simulate_nodes_files(tmp_path: Path, nodes: Any) -> None:
+    """``--nodes``: SimNodes, or a ValueError (``error: ...``, exit 1) naming the file."""
+    from workloadbuilder.cli import _simulate
+
+    path = tmp_path / "nodes.yaml"
+    path.write_text(yaml.safe_dump(nodes), encoding="utf-8")
+    try:
+        loaded = _simulate.load_nodes(path)
+    except ValueError as exc:
+        assert str(exc).startswith(f"{path}"), exc
+        return
+    assert loaded

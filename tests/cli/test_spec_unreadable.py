@@ -192,3 +192,49 @@ def test_a_lone_surrogate_is_printed_escaped_by_the_installed_command(tmp_path: 
         assert result.returncode == 0, result.stderr
         assert "Traceback" not in result.stderr
     assert "Py\\ud800Job" in result.stdout or "Py\\uD800Job" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("nodes", "message"),
+    [
+        ("[{name: n, labels: [1, 2]}]", "[0].labels: must be a map of strings to strings"),
+        ("[{name: n, labels: abc}]", "[0].labels: must be a map of strings to strings"),
+        ("[{name: n, allocatable: 3}]", "[0].allocatable: must be a map of resource names"),
+        ("[{name: n, allocatable: {cpu: [1]}}]", "[0].allocatable: must be a map of resource"),
+        ("{kind: Node, metadata: [1]}", "a Node without metadata.name"),
+        ("{kind: Node, metadata: {name: n}, status: [1]}", "Node n: status must be an object"),
+    ],
+)
+def test_simulate_names_what_is_wrong_in_the_nodes(
+    runner: CliRunner, tmp_path: Path, nodes: str, message: str
+) -> None:
+    # docs/cli.md: "a --nodes file that is not of the shape above" is reported (exit 1).
+    path = tmp_path / "nodes.yaml"
+    path.write_text(nodes + "\n", encoding="utf-8")
+    result = runner.invoke(app, ["simulate", str(SPECS / "training.yaml"), "--nodes", str(path)])
+    assert result.exit_code == 1, result.output
+    (printed,) = result.stderr.splitlines()
+    assert printed.startswith(f"error: {path}: {message}"), printed
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field", "message"),
+    [
+        ('cpu: "2"', "cpu: abc", "spec.root.resources[cpu]", 'Invalid value: "abc": expected a'),
+        ('cpu: "2"', 'cpu: "-1"', "spec.root.resources[cpu]", 'Invalid value: "-1": must be gre'),
+        ("replicas: 4", "replicas: 20000", "spec.root", "Invalid value: 20000: the leaves' rep"),
+    ],
+    ids=["not-a-quantity", "negative", "too-many-pods"],
+)
+def test_simulate_reports_the_specs_requests_and_replicas(
+    runner: CliRunner, tmp_path: Path, old: str, new: str, field: str, message: str
+) -> None:
+    # docs/cli.md: resources must be quantities and not negative; at most 10,000 pods.
+    path = tmp_path / "spec.yaml"
+    path.write_text(TRAINING.replace(old, new), encoding="utf-8")
+    nodes = ROOT / "examples" / "nodes.yaml"
+    result = runner.invoke(app, ["simulate", str(path), "--nodes", str(nodes)])
+    assert result.exit_code == 1, result.output
+    (printed,) = result.stderr.splitlines()
+    assert printed.startswith(f"{path}:"), printed
+    assert f": {field}: {message}" in printed, printed

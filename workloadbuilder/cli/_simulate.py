@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,11 +10,13 @@ from typing import Any
 
 from ..api.scheduling_v1alpha3 import CompositePodGroup
 from ..api.scheduling_v1beta1 import PodGroup, Workload
+from ..field import ErrorList, FieldError, FieldPath
 from ..runtime import set_scheduling_group
 from ..spec import DocumentError, LoadedSpec, SpecLeaf, read_documents
 from ..testing import FakeAPIServer, GangSimulator, SimNode
+from ..testing.sim.quantity import parse_quantity
 
-__all__ = ["GroupVerdict", "load_nodes", "simulate"]
+__all__ = ["MAX_PODS", "GroupVerdict", "load_nodes", "simulate", "spec_errors"]
 
 _WHERE: dict[type[Workload | PodGroup | CompositePodGroup], tuple[str, str, str]] = {
     Workload: ("scheduling.k8s.io", "v1beta1", "workloads"),
@@ -53,7 +56,12 @@ def load_nodes(path: Path) -> list[SimNode]:
     except DocumentError as exc:
         raise ValueError(f"{path}:{exc.line}: {exc.message}") from None
     for doc in documents:
-        nodes.extend(_nodes_of(doc, path))
+        try:
+            nodes.extend(_nodes_of(doc, path))
+        except ValueError as exc:  # a node's quantity, from SimNode: name the file
+            message = str(exc)
+            named = message if message.startswith(str(path)) else f"{path}: {message}"
+            raise ValueError(named) from None
     if not nodes:
         raise ValueError(f"{path}: no nodes: give Node objects or a list of {{name, allocatable}}")
     return nodes
@@ -81,22 +89,80 @@ def _simple_node(node: Any, path: Path, index: int) -> SimNode:
         raise ValueError(
             f"{path}: [{index}].{unknown[0]}: unknown field (name, allocatable, labels)"
         )
-    kwargs: dict[str, Any] = {"labels": dict(node.get("labels") or {})}
+    where = f"{path}: [{index}]"
+    kwargs: dict[str, Any] = {"labels": _labels(node.get("labels"), f"{where}.labels")}
     if node.get("allocatable") is not None:
-        kwargs["allocatable"] = dict(node["allocatable"])
+        kwargs["allocatable"] = _allocatable(node["allocatable"], f"{where}.allocatable")
     return SimNode(node["name"], **kwargs)
 
 
 def _node_object(node: Any, path: Path) -> SimNode:
     meta = node.get("metadata") or {} if isinstance(node, Mapping) else {}
-    name = meta.get("name")
+    name = meta.get("name") if isinstance(meta, Mapping) else None
     if not isinstance(name, str):
         raise ValueError(f"{path}: a Node without metadata.name")
-    allocatable = (node.get("status") or {}).get("allocatable")
-    kwargs: dict[str, Any] = {"labels": dict(meta.get("labels") or {})}
-    if allocatable is not None:
-        kwargs["allocatable"] = dict(allocatable)
+    where = f"{path}: Node {name}"
+    status = node.get("status") or {}
+    if not isinstance(status, Mapping):
+        raise ValueError(f"{where}: status must be an object")
+    labels = _labels(meta.get("labels"), f"{where}: metadata.labels")
+    kwargs: dict[str, Any] = {"labels": labels}
+    if status.get("allocatable") is not None:
+        kwargs["allocatable"] = _allocatable(status["allocatable"], f"{where}: status.allocatable")
     return SimNode(name, **kwargs)
+
+
+def _labels(value: Any, where: str) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        raise ValueError(f"{where}: must be a map of strings to strings")
+    return dict(value)
+
+
+def _is_quantity(value: Any) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, str | int) and not isinstance(value, bool)
+
+
+def _allocatable(value: Any, where: str) -> dict[str, str | int]:
+    if not isinstance(value, Mapping) or not all(
+        isinstance(k, str) and _is_quantity(v) for k, v in value.items()
+    ):
+        raise ValueError(f"{where}: must be a map of resource names to quantities (e.g. cpu: 4)")
+    return dict(value)
+
+
+MAX_PODS = 10_000
+"""The most pods ``simulate`` creates (the sum of the leaves' ``replicas``)."""
+
+
+def spec_errors(spec: LoadedSpec) -> ErrorList:
+    """What ``simulate`` cannot run with, at the spec's paths: requests that are not quantities
+    or are negative, more than :data:`MAX_PODS` pods."""
+    errors = ErrorList()
+    pods = 0
+    for path, node, _ in spec.nodes():
+        if not isinstance(node, SpecLeaf):
+            continue
+        for resource, quantity in (node.resources or {}).items():
+            where = path.child("resources").key(resource)
+            try:
+                negative = parse_quantity(quantity) < 0
+            except ValueError as err:
+                errors.append(FieldError.invalid(where, quantity, str(err).split(": ", 1)[-1]))
+            else:
+                if negative:  # the API server's check of a pod's requests
+                    detail = "must be greater than or equal to 0"
+                    errors.append(FieldError.invalid(where, quantity, detail))
+        pods += node.replicas or 0
+    if pods > MAX_PODS:
+        detail = f"the leaves' replicas add up to more than the {MAX_PODS} pods simulate creates"
+        errors.append(FieldError.invalid(FieldPath("spec", "root"), pods, detail))
+    return errors
 
 
 def _pods(spec: LoadedSpec, group: PodGroup) -> list[dict[str, Any]]:

@@ -202,6 +202,10 @@ def simulate(spec: SpecArg, nodes: NodesOpt, output: OutputOpt = Output.table) -
 
     loaded = _load(spec)
     _objects(loaded)
+    errors = _simulate.spec_errors(loaded)
+    if errors:
+        _print_errors(loaded.error(errors))
+        raise typer.Exit(INVALID)
     try:
         sim_nodes = _simulate.load_nodes(nodes)
     except OSError as exc:
