@@ -4,6 +4,10 @@ Describe a workload as a tree of ``WorkloadItem``s, ``validate()`` it at the con
 field paths, compile it with ``Builder.build_workload()`` and stamp the runtime objects.
 """
 
+import importlib
+import sys
+from typing import TYPE_CHECKING
+
 from . import api
 from .api.scheduling_v1alpha3 import CompositePodGroup
 from .api.scheduling_v1beta1 import PodGroup, Workload
@@ -42,22 +46,24 @@ from .item import (
     gang,
     leaf,
 )
-from .job import (
-    GROUP_TEMPLATE_NAME_ANNOTATION,
-    PARENT_COMPOSITE_POD_GROUP_ANNOTATION,
-    JobSchedulingDecision,
-    JobSchedulingMode,
-    JobSchedulingOutcome,
-    decide_job_scheduling,
-    delegate_to_job,
-    job_builder,
-    job_pod_group,
-    validate_job,
-    workload_item_for_job,
-)
-from .migration import MigrationFinding, MigrationResult, migrate
 from .naming import generate_pod_group_name, generate_workload_name
-from .runtime import RuntimeObjects, instantiate, set_scheduling_group
+
+if TYPE_CHECKING:  # loaded on first use (PEP 562): a reconcile loop needs none of them
+    from .job import (
+        GROUP_TEMPLATE_NAME_ANNOTATION,
+        PARENT_COMPOSITE_POD_GROUP_ANNOTATION,
+        JobSchedulingDecision,
+        JobSchedulingMode,
+        JobSchedulingOutcome,
+        decide_job_scheduling,
+        delegate_to_job,
+        job_builder,
+        job_pod_group,
+        validate_job,
+        workload_item_for_job,
+    )
+    from .migration import MigrationFinding, MigrationResult, migrate
+    from .runtime import RuntimeObjects, instantiate, set_scheduling_group
 
 __all__ = [
     "GROUP_TEMPLATE_NAME_ANNOTATION",
@@ -116,3 +122,43 @@ __all__ = [
     "validate_job",
     "workload_item_for_job",
 ]
+
+# Where each lazily loaded name lives; ``__getattr__`` imports its module on first access.
+_LAZY_MODULES = {
+    "job": (
+        "GROUP_TEMPLATE_NAME_ANNOTATION",
+        "PARENT_COMPOSITE_POD_GROUP_ANNOTATION",
+        "JobSchedulingDecision",
+        "JobSchedulingMode",
+        "JobSchedulingOutcome",
+        "decide_job_scheduling",
+        "delegate_to_job",
+        "job_builder",
+        "job_pod_group",
+        "validate_job",
+        "workload_item_for_job",
+    ),
+    "migration": ("MigrationFinding", "MigrationResult", "migrate"),
+    "runtime": ("RuntimeObjects", "instantiate", "set_scheduling_group"),
+}
+_LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in names}
+
+
+def _load_lazily(name: str) -> object:
+    """A name of ``__all__`` from its module, imported now; Python's own error for any other."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(
+            f"module {__name__!r} has no attribute {name!r}", name=name, obj=sys.modules[__name__]
+        )
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+if not TYPE_CHECKING:  # type checkers see the imports above, and still flag misspelt names
+    __getattr__ = _load_lazily

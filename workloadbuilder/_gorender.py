@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import enum
-import json
 import math
 import re
 import reprlib
@@ -160,6 +159,8 @@ class _NotJSON(Exception):
 
 
 def _json_str(s: str) -> str:
+    import json  # error rendering only: not loaded with the package
+
     out = json.dumps(s, ensure_ascii=False)
     if any(c in out for c in "<>&\u2028\u2029"):
         out = (

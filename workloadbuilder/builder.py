@@ -19,7 +19,7 @@ from .api.scheduling_v1beta1 import (
     Workload,
     WorkloadSpec,
 )
-from .config import SchedulingConfig
+from .config import ResourceClaim, SchedulingConfig
 from .field import ErrorList
 from .item import WorkloadItem
 from .options import BuildOptions, DisruptionModeOption, SchedulingPolicyOption
@@ -131,6 +131,8 @@ class Builder:
         # The JSON of workload(), serialised once and never changed: build_workload()'s copies
         # and the stamps share its parts.
         self._workload_document: dict[str, Any] | None = None
+        # Whether validate() found nothing with every rule on (the compiled JSON is valid).
+        self._validated = False
         self._pod_group_templates: dict[str, dict[str, Any]] | None = None
         self._composite_templates: dict[str, dict[str, Any]] | None = None
         # What stamping reads once: each template's spec JSON, the owner's, the namespace.
@@ -172,7 +174,18 @@ class Builder:
                     )
                 ]
             )
-        return validate_tree(self.root, self.options, old_root, self._facts)
+        errors = validate_tree(self.root, self.options, old_root, self._facts)
+        options = self.options
+        if (
+            not errors
+            and old_root is None
+            and options.check_api_server_rules
+            and not options.disable_declarative_validation
+        ):
+            # Every rule held: the compiled JSON is what the API server, and so the models,
+            # accept (tests/core/test_core_trusted_build.py).
+            self._validated = True
+        return errors
 
     def build_workload(self) -> Workload:
         """The compiled scheduling.k8s.io/v1beta1 Workload (built once, then cached)."""
@@ -219,7 +232,7 @@ class Builder:
         """The spec every runtime object of ``template_name`` shares (never changed)."""
         self._resolved_workload()
         document = self._document()
-        metadata, spec = document.get("metadata", {}), document["spec"]
+        metadata, spec = document.get("metadata") or {}, document["spec"]
         if not self._leaf_stamps and not self._composite_stamps:
             owner = self.options.owner
             self._owner_json = owner.to_dict() if owner is not None else None
@@ -234,11 +247,11 @@ class Builder:
         if template is None:
             raise BuildError(
                 f"{what} {go_quote(template_name)} not found in workload"
-                f" {go_quote(metadata.get('name', ''))} (have [{' '.join(templates)}])"
+                f" {go_quote(metadata.get('name') or '')} (have [{' '.join(templates)}])"
             )
         stamped: dict[str, Any] = {
             "workloadRef": {
-                "workloadName": metadata.get("name", ""),
+                "workloadName": metadata.get("name") or "",
                 "templateName": template["name"],
             }
         }
@@ -249,7 +262,9 @@ class Builder:
     def _document(self) -> dict[str, Any]:
         """``workload().to_dict()``, made once (shared, never changed)."""
         if self._workload_document is None:
-            self._workload_document = self.workload().to_dict()
+            workload = self.workload()
+            view = workload._json_view()
+            self._workload_document = view if view is not None else workload.to_dict()
         return self._workload_document
 
     def workload(self) -> Workload:
@@ -313,7 +328,10 @@ class Builder:
 
     def _compiled_in_one_validation(self, root: WorkloadItem, facts: TreeFacts) -> Workload | None:
         """The Workload, its JSON compiled straight from the tree and validated once; ``None``
-        when any step fails (then the template-by-template build names the error)."""
+        when any step fails (then the template-by-template build names the error).
+
+        After a ``validate()`` that found nothing with every rule on, the JSON is known to be
+        valid: the Workload is deferred (validated on first use)."""
         owner = self.options.owner
         if owner is None:
             return None
@@ -323,6 +341,7 @@ class Builder:
         except BuildError:
             return None
         key = "compositePodGroupTemplates" if root.is_composite else "podGroupTemplates"
+        # In to_dict() form and field order, as DeferredModel._deferred wants.
         document = {
             "metadata": {
                 "name": self.options.name or None,
@@ -330,10 +349,12 @@ class Builder:
                 "ownerReferences": [owner.to_dict()],
             },
             "spec": {
-                key: [template],
                 "controllerRef": {"apiGroup": api_group, "kind": owner.kind, "name": owner.name},
+                key: [template],
             },
         }
+        if self._validated:
+            return Workload._deferred(document)
         try:
             return Workload.model_validate(document)
         except ValueError:
@@ -433,6 +454,8 @@ def _template_fields(item: WorkloadItem, composite: bool, facts: TreeFacts) -> d
         fields["schedulingConstraints"] = {
             "topology": [{"key": key} for key in config.constraints.topology]
         }
+    if config.resource_claims and not composite:
+        fields["resourceClaims"] = [_claim_json(c) for c in config.resource_claims]
     mode = config.disruption_mode
     if mode is not None and mode.all is not None:
         fields["disruptionMode"] = {"all": {}}
@@ -440,16 +463,16 @@ def _template_fields(item: WorkloadItem, composite: bool, facts: TreeFacts) -> d
         fields["disruptionMode"] = {"single": {}}
     if config.priority_class_name:
         fields["priorityClassName"] = config.priority_class_name
-    if config.resource_claims and not composite:
-        fields["resourceClaims"] = [
-            {
-                "name": c.name,
-                "resourceClaimName": c.resource_claim_name,
-                "resourceClaimTemplateName": c.resource_claim_template_name,
-            }
-            for c in config.resource_claims
-        ]
     return fields
+
+
+def _claim_json(claim: ResourceClaim) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": claim.name}
+    if claim.resource_claim_name is not None:
+        out["resourceClaimName"] = claim.resource_claim_name
+    if claim.resource_claim_template_name is not None:
+        out["resourceClaimTemplateName"] = claim.resource_claim_template_name
+    return out
 
 
 _T = TypeVar("_T", PodGroupTemplate, CompositePodGroupTemplate)

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, SupportsIndex, overload
 
 from ._gorender import go_quote, render_value, sprint
-from ._pydantic_errors import convert_pydantic_error, loc_to_path
 
 if TYPE_CHECKING:
     import pydantic
@@ -598,6 +597,8 @@ class ErrorList(list[FieldError]):
         exact: keys, union tags and allowed enum values are read from its annotations. The
         mapping of error kinds is documented in ``docs/field-errors.md``.
         """
+        from ._pydantic_errors import convert_pydantic_error, loc_to_path  # on errors only
+
         out = cls()
         for err in exc.errors(include_url=False):
             elements, leaf_type = loc_to_path(err.get("loc", ()), aliases, model)

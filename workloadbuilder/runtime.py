@@ -9,7 +9,6 @@ from typing import Any, TypeVar
 from .api import client_json
 from .api.scheduling_v1alpha3 import CompositePodGroup
 from .api.scheduling_v1beta1 import (
-    CompositePodGroupTemplate,
     PodGroup,
     PodGroupResourceClaim,
     Workload,
@@ -57,8 +56,9 @@ def instantiate(
         builder = source
     else:
         builder = Builder.from_existing_workload(source, options or BuildOptions())
-    workload = builder.workload()
-    workload_name = workload.metadata.name or ""
+    builder.workload()  # compiled (or refused) first
+    document = builder._document()
+    workload_name = (document.get("metadata") or {}).get("name") or ""
     if not workload_name:
         raise ValueError(
             "the Workload has no name: set BuildOptions(name=...) (see generate_workload_name)"
@@ -76,28 +76,31 @@ def instantiate(
         return result
 
     objects = RuntimeObjects()
-    for leaf in workload.spec.pod_group_templates or ():
-        objects.append(builder.new_pod_group(checked(leaf.name), leaf.name))
-    for root in workload.spec.composite_pod_group_templates or ():
+    spec = document["spec"]
+    for leaf in spec.get("podGroupTemplates", ()):
+        objects.append(builder.new_pod_group(checked(leaf["name"]), leaf["name"]))
+    for root in spec.get("compositePodGroupTemplates", ()):
         objects.extend(_composite_tree(builder, root, None, checked))
     return objects
 
 
 def _composite_tree(
     builder: Builder,
-    template: CompositePodGroupTemplate,
+    template: Mapping[str, Any],
     parent: str | None,
     name: Callable[[str], str],
 ) -> Iterator[RuntimeObject]:
-    own = name(template.name)
+    """The objects of a composite template's JSON and its subtree, parents first."""
+    template_name = template["name"]
+    own = name(template_name)
     # As new_composite_pod_group() / new_pod_group(), with the parent set in the same step.
     yield CompositePodGroup._deferred(
-        builder._stamped(own, template.name, leaf=False, parent=parent)
+        builder._stamped(own, template_name, leaf=False, parent=parent)
     )
-    for leaf in template.pod_group_templates or ():
-        leaf_name = name(leaf.name)
-        yield PodGroup._deferred(builder._stamped(leaf_name, leaf.name, leaf=True, parent=own))
-    for child in template.composite_pod_group_templates or ():
+    for leaf in template.get("podGroupTemplates", ()):
+        leaf_name = name(leaf["name"])
+        yield PodGroup._deferred(builder._stamped(leaf_name, leaf["name"], leaf=True, parent=own))
+    for child in template.get("compositePodGroupTemplates", ()):
         yield from _composite_tree(builder, child, own, name)
 
 

@@ -188,3 +188,32 @@ def test_an_owner_api_version_that_does_not_parse(tmp_path: Path) -> None:
     assert "unexpected GroupVersion string: kubeflow.org/v1/beta" in error.detail
     with pytest.raises(SpecError):
         spec.objects()
+
+
+@pytest.mark.parametrize("field", ["apiVersion", "kind", "name", "uid"])
+@pytest.mark.parametrize("named", [False, True], ids=["generated-name", "workloadName"])
+def test_an_owner_needs_its_api_version_kind_name_and_uid(
+    tmp_path: Path, field: str, named: bool
+) -> None:
+    # The API server rejects an owner reference with an empty field (the test
+    # server's metadata rules): the spec reports it at its field, whether or not the Workload's
+    # name is generated from the owner's.
+    text = TRAINING.replace(
+        {
+            "apiVersion": "apiVersion: kubeflow.org/v1",
+            "kind": "kind: PyTorchJob",
+            "name": "name: resnet",
+            "uid": "uid: 0c5e",
+        }[field],
+        f'{field}: ""  #',
+    )
+    if named:
+        text = text.replace("  capabilities:", "  workloadName: trainer\n  capabilities:")
+    spec = load_spec(write(tmp_path, text))
+    empty = f'{field}: ""'
+    assert spec.error(spec.validate()).located() == [
+        f"{tmp_path / 'spec.yaml'}:{line_of(text, empty)}:"
+        f" spec.owner.{field}: Required value: must not be empty"
+    ]
+    with pytest.raises(SpecError):
+        spec.objects()

@@ -5,8 +5,15 @@ with their JSON path), parses server responses tolerantly with ``Model.from_serv
 emits ``obj.to_dict()`` / ``obj.to_yaml()``.
 """
 
-from . import batch_v1, core_v1, meta_v1, scheduling_v1alpha3, scheduling_v1beta1
+import importlib
+import sys
+from typing import TYPE_CHECKING
+
+from . import meta_v1, scheduling_v1alpha3, scheduling_v1beta1
 from ._base import INT32_MAX, INT32_MIN, K8sModel, client_json
+
+if TYPE_CHECKING:  # the Job's and the pod's parts load on first use (PEP 562)
+    from . import batch_v1, core_v1
 
 __all__ = [
     "INT32_MAX",
@@ -19,3 +26,21 @@ __all__ = [
     "scheduling_v1alpha3",
     "scheduling_v1beta1",
 ]
+
+_LAZY_SUBMODULES = frozenset({"batch_v1", "core_v1"})
+
+
+def _load_lazily(name: str) -> object:
+    if name not in _LAZY_SUBMODULES:
+        raise AttributeError(
+            f"module {__name__!r} has no attribute {name!r}", name=name, obj=sys.modules[__name__]
+        )
+    return importlib.import_module(f"{__name__}.{name}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+if not TYPE_CHECKING:  # type checkers see the imports above, and still flag misspelt names
+    __getattr__ = _load_lazily

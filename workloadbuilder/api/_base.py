@@ -210,15 +210,6 @@ _INSTANCE_DICT: Any = vars(BaseModel)["__dict__"]
 _MATERIALIZING = threading.Lock()
 
 
-def _json_copy(document: dict[str, Any]) -> dict[str, Any]:
-    """A copy of a JSON object, with the ``None`` members of its object members left out."""
-    copied: dict[str, Any] = to_jsonable_python(document)
-    for key, part in copied.items():
-        if type(part) is dict and None in part.values():
-            copied[key] = {k: v for k, v in part.items() if v is not None}
-    return copied
-
-
 class DeferredModel(K8sModel):
     """An API object that can also be made from input already known to be valid, and then
     validated only when first used.
@@ -301,13 +292,27 @@ class DeferredModel(K8sModel):
         self._materialize()
         super().__delattr__(name)
 
-    def to_dict(self) -> dict[str, Any]:
-        """The Kubernetes JSON of this object (of a deferred one: a copy of its input)."""
+    def _json_view(self) -> dict[str, Any] | None:
+        """``to_dict()`` of a deferred object without copying its input (it shares the input's
+        parts: read it, never change it); ``None`` once the object is validated."""
         try:
             data = _DEFERRED_INPUT.__get__(self)
         except AttributeError:
+            return None
+        view = dict(self._deferred_defaults)
+        for key, part in data.items():
+            if type(part) is dict and None in part.values():
+                part = {k: v for k, v in part.items() if v is not None}
+            view[key] = part
+        return view
+
+    def to_dict(self) -> dict[str, Any]:
+        """The Kubernetes JSON of this object (of a deferred one: a copy of its input)."""
+        view = self._json_view()
+        if view is None:
             return super().to_dict()
-        return {**self._deferred_defaults, **_json_copy(data)}
+        copied: dict[str, Any] = to_jsonable_python(view)
+        return copied
 
 
 _DEFERRED_INPUT: Any = vars(DeferredModel)["_deferred_input"]

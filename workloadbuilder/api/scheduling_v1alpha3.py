@@ -8,7 +8,6 @@ integer is kept) so that ``validate()`` can report problems at the controller's 
 
 from __future__ import annotations
 
-import json
 from typing import Literal
 
 from pydantic import ConfigDict, Field, StrictInt
@@ -187,6 +186,8 @@ class _Block(K8sModel):
     model_config = ConfigDict(frozen=True)
 
     def __hash__(self) -> int:
+        import json  # not loaded with the package: few programs hash building blocks
+
         return hash(json.dumps(self.to_dict(), sort_keys=True))
 
 

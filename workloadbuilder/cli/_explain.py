@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from rich.markup import escape
 from rich.tree import Tree
 
 from ..api.scheduling_v1beta1 import CompositePodGroupTemplate, PodGroupTemplate, Workload
@@ -115,9 +116,9 @@ def render(spec: LoadedSpec, workload: Workload) -> Tree:
     """A rich Tree of the Workload: one branch per group."""
     meta = workload.metadata
     owner = workload.spec.controller_ref
-    head = f"[bold]Workload {meta.name}[/] in namespace {meta.namespace}"
+    head = f"[bold]Workload {escape(str(meta.name))}[/] in namespace {escape(str(meta.namespace))}"
     if owner is not None:
-        head += f", controlled by {owner.kind} {owner.name}"
+        head += f", controlled by {escape(owner.kind)} {escape(owner.name)}"
     tree = Tree(head)
     groups = outline(spec, workload)
     for group in groups:
@@ -129,10 +130,10 @@ def render(spec: LoadedSpec, workload: Workload) -> Tree:
 
 def _branch(parent: Tree, group: GroupOutline) -> None:
     kind = "CompositePodGroup" if group.composite else "PodGroup"
-    node = parent.add(f"[bold cyan]{group.name}[/] ({kind}): {group.policy}")
+    node = parent.add(f"[bold cyan]{escape(group.name)}[/] ({kind}): {escape(group.policy)}")
     for line in group.lines:
-        node.add(line)
+        node.add(escape(line))
     for warning in group.warnings:
-        node.add(f"[bold yellow]warning:[/] {warning}")
+        node.add(f"[bold yellow]warning:[/] {escape(warning)}")
     for child in group.children:
         _branch(node, child)

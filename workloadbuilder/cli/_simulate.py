@@ -7,12 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..api.scheduling_v1alpha3 import CompositePodGroup
 from ..api.scheduling_v1beta1 import PodGroup, Workload
 from ..runtime import set_scheduling_group
-from ..spec import LoadedSpec, SpecLeaf
+from ..spec import DocumentError, LoadedSpec, SpecLeaf, read_documents
 from ..testing import FakeAPIServer, GangSimulator, SimNode
 
 __all__ = ["GroupVerdict", "load_nodes", "simulate"]
@@ -50,7 +48,11 @@ def load_nodes(path: Path) -> list[SimNode]:
     """Nodes from a YAML file: ``Node`` objects (a stream or a ``List``), or a list of
     ``{name, allocatable, labels}``."""
     nodes: list[SimNode] = []
-    for doc in yaml.safe_load_all(path.read_text(encoding="utf-8")):
+    try:
+        documents = read_documents(path.read_bytes())
+    except DocumentError as exc:
+        raise ValueError(f"{path}:{exc.line}: {exc.message}") from None
+    for doc in documents:
         nodes.extend(_nodes_of(doc, path))
     if not nodes:
         raise ValueError(f"{path}: no nodes: give Node objects or a list of {{name, allocatable}}")

@@ -8,7 +8,7 @@ import json
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import Annotated, Any, NoReturn, TextIO, TypeVar
 
 import typer
 import yaml
@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..migration import migrate as migrate_documents
-from ..spec import LoadedSpec, SpecError, dump_schema, load_spec
+from ..spec import DocumentError, LoadedSpec, SpecError, dump_schema, load_spec, read_documents
 from . import _explain
 
 __all__ = ["app", "main"]
@@ -55,13 +55,22 @@ class Output(enum.StrEnum):
     json = "json"
 
 
+def _tolerant(stream: TextIO) -> TextIO:
+    """``stream``, writing what its encoding cannot (a lone surrogate) as a backslash escape."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if callable(reconfigure):
+        reconfigure(errors="backslashreplace")
+    return stream
+
+
 def _out() -> Console:
     """Standard output; not cropped to 80 columns when piped."""
-    return Console(highlight=False, width=None if sys.stdout.isatty() else 1000)
+    stdout = _tolerant(sys.stdout)
+    return Console(file=stdout, highlight=False, width=None if stdout.isatty() else 1000)
 
 
 def _err() -> Console:
-    return Console(stderr=True, soft_wrap=True, highlight=False)
+    return Console(file=_tolerant(sys.stderr), soft_wrap=True, highlight=False)
 
 
 def fail(message: str, code: int = INVALID) -> NoReturn:
@@ -91,7 +100,8 @@ def _print_table(table: Table) -> None:
     console = _out()
     with console.capture() as captured:
         console.print(table)
-    sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
+    text = "".join(line.rstrip() + "\n" for line in captured.get().splitlines())
+    _tolerant(sys.stdout).write(text)
 
 
 def _objects(spec: LoadedSpec) -> list[Any]:
@@ -196,7 +206,7 @@ def simulate(spec: SpecArg, nodes: NodesOpt, output: OutputOpt = Output.table) -
         sim_nodes = _simulate.load_nodes(nodes)
     except OSError as exc:
         fail(f"cannot read {nodes}: {exc.strerror or exc}", USAGE)
-    except (ValueError, yaml.YAMLError) as exc:
+    except ValueError as exc:
         fail(str(exc).replace("\n", " "), INVALID)
     verdicts = asyncio.run(_simulate.simulate(loaded, sim_nodes))
     if output is Output.table:
@@ -238,13 +248,11 @@ def migrate(
     sources: list[str] = []
     for path in files:
         try:
-            loaded = [
-                d for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if d is not None
-            ]
+            loaded = [d for d in read_documents(path.read_bytes()) if d is not None]
         except OSError as exc:
             fail(f"cannot read {path}: {exc.strerror or exc}", USAGE)
-        except yaml.YAMLError as exc:
-            fail(f"{path}: not valid YAML: {str(exc).splitlines()[0]}", INVALID)
+        except DocumentError as exc:
+            fail(f"{path}:{exc.line}: {exc.message}", INVALID)
         documents.extend(loaded)
         sources.extend(str(path) for _ in loaded)
     result = migrate_documents(documents, target=to)  # type: ignore[arg-type]

@@ -1,0 +1,194 @@
+"""Files the spec loader cannot read as a document: one located error each, as docs/cli.md says.
+
+"A file that is not UTF-8, not one valid YAML or JSON document, nests mappings and lists
+deeper than 100 levels, contains itself through a YAML alias, or whose aliases expand to more
+than 100,000 values is reported like any invalid field: one line ``FILE:LINE: <nil>: Invalid
+value: null: ...``, exit code 1." A JSON file is read as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import ROOT, SPECS
+from typer.testing import CliRunner
+
+from workloadbuilder.cli import app
+from workloadbuilder.spec import MAX_ALIASED_VALUES, MAX_NESTING, SpecError, load_spec
+
+TRAINING = (SPECS / "training.yaml").read_text(encoding="utf-8")
+PREFIX = "<nil>: Invalid value: null: "
+
+
+def _billion_laughs() -> bytes:
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    for prev, name in zip("abcdefgh", "bcdefghi", strict=True):
+        lines.append(f"{name}: &{name} [{', '.join([f'*{prev}'] * 10)}]")
+    return ("\n".join(lines) + "\n").encode()
+
+
+UNREADABLE = [
+    pytest.param(
+        TRAINING.replace("name: resnet-training", "name: r\xe9snet").encode("latin-1"),
+        TRAINING.splitlines().index("    name: resnet-training") + 1,
+        "not valid UTF-8: invalid continuation byte at byte ",
+        id="latin-1",
+    ),
+    pytest.param(
+        b"[" * 20_000 + b"]" * 20_000,
+        1,
+        f"nested deeper than {MAX_NESTING} levels",
+        id="deep-yaml",
+    ),
+    pytest.param(
+        b"spec:\n  " + b"[" * MAX_NESTING + b"]" * MAX_NESTING,
+        2,
+        f"nested deeper than {MAX_NESTING} levels",
+        id="deep-from-line-2",
+    ),
+    pytest.param(
+        b'{"a": ' * 5000 + b"1" + b"}" * 5000,
+        1,
+        f"nested deeper than {MAX_NESTING}",
+        id="deep-json",
+    ),
+    pytest.param(
+        b"spec:\n  root: &node\n    children: [*node]\n",
+        3,
+        "not valid YAML: anchor 'node' value contains itself (alias *node)",
+        id="recursive-alias",
+    ),
+    pytest.param(
+        _billion_laughs(),
+        5,
+        f"not valid YAML: the aliases expand to more than {MAX_ALIASED_VALUES} values",
+        id="billion-laughs",
+    ),
+    pytest.param(
+        b"apiVersion: v1\nkind: \x00\n",
+        2,
+        "not valid YAML: unacceptable character #x0000: special characters are not allowed",
+        id="nul",
+    ),
+    pytest.param(
+        (TRAINING + "---\n" + TRAINING).encode(),
+        TRAINING.count("\n") + 1,
+        "not valid YAML: expected a single document in the stream, but found another document",
+        id="two-documents",
+    ),
+]
+
+
+@pytest.mark.parametrize(("content", "line", "message"), UNREADABLE)
+def test_the_loader_reports_one_located_error(
+    tmp_path: Path, content: bytes, line: int, message: str
+) -> None:
+    path = tmp_path / "spec.yaml"
+    path.write_bytes(content)
+    with pytest.raises(SpecError) as caught:
+        load_spec(path)
+    (located,) = caught.value.located()
+    assert located.startswith(f"{path}:{line}: {PREFIX}{message}"), located
+
+
+@pytest.mark.parametrize(("content", "line", "message"), UNREADABLE)
+@pytest.mark.parametrize("command", ["validate", "build", "explain"])
+def test_the_commands_print_it_on_one_line_and_exit_1(
+    runner: CliRunner, tmp_path: Path, command: str, content: bytes, line: int, message: str
+) -> None:
+    path = tmp_path / "spec.yaml"
+    path.write_bytes(content)
+    result = runner.invoke(app, [command, str(path)])
+    assert result.exit_code == 1, result.output
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
+    (printed,) = result.stderr.splitlines()
+    assert printed.startswith(f"{path}:{line}: {PREFIX}{message}")
+
+
+def test_an_error_is_one_line_whatever_the_key(runner: CliRunner, tmp_path: Path) -> None:
+    # "Errors are one line each": a line break in a key is written as its escape.
+    path = tmp_path / "spec.json"
+    document = {**yaml.safe_load(TRAINING), "x\ny\u2028": 1}
+    path.write_text(json.dumps(document), encoding="utf-8")
+    result = runner.invoke(app, ["validate", str(path)])
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [f"{path}:1: x\\ny\\u2028: Forbidden: unknown field"]
+
+
+@pytest.mark.parametrize(
+    ("content", "line", "message"), [p for p in UNREADABLE if p.id != "two-documents"]
+)  # a stream of documents is what these commands read
+@pytest.mark.parametrize("command", ["migrate", "simulate"])
+def test_migrate_and_simulate_read_their_files_alike(
+    runner: CliRunner, tmp_path: Path, command: str, content: bytes, line: int, message: str
+) -> None:
+    path = tmp_path / "input.yaml"
+    path.write_bytes(content)
+    args = [command, str(path)] if command == "migrate" else [command, str(SPECS / "training.yaml")]
+    result = runner.invoke(app, args + (["--nodes", str(path)] if command == "simulate" else []))
+    assert result.exit_code == 1, result.output
+    (printed,) = result.stderr.splitlines()
+    assert printed.startswith(f"error: {path}:{line}: {message}"), printed
+
+
+def _objects(path: Path) -> list[dict[str, object]]:
+    return [o.to_dict() for o in load_spec(path).objects()]
+
+
+def test_json_is_read_as_json(tmp_path: Path) -> None:
+    document = yaml.safe_load(TRAINING)
+    document["spec"]["owner"]["kind"] = "Trainer\U0001f600"
+    as_yaml = tmp_path / "spec.yaml"
+    as_yaml.write_text(yaml.safe_dump(document), encoding="utf-8")
+    # Tab indentation and an escaped surrogate pair: JSON that PyYAML (YAML 1.1) misreads.
+    as_json = tmp_path / "spec.json"
+    as_json.write_text(json.dumps(document, indent="\t"), encoding="utf-8")
+    assert "\\ud83d\\ude00" in as_json.read_text()
+    objects = _objects(as_json)
+    assert objects == _objects(as_yaml)
+    assert objects[1]["metadata"]["ownerReferences"][0]["kind"] == "Trainer\U0001f600"  # type: ignore[index]
+
+
+def test_a_json_error_keeps_its_line(tmp_path: Path) -> None:
+    document = yaml.safe_load(TRAINING)
+    document["spec"]["root"]["schedulingPolicy"]["gang"]["minCount"] = -1
+    path = tmp_path / "spec.json"
+    text = json.dumps(document, indent=2)
+    path.write_text(text, encoding="utf-8")
+    (located,) = load_spec(path).error(load_spec(path).validate()).located()
+    line = next(i for i, s in enumerate(text.splitlines(), 1) if '"minCount"' in s)
+    assert located.startswith(f"{path}:{line}: spec.root.schedulingPolicy.gang.minCount:")
+
+
+def test_explain_prints_markup_in_the_owner_as_text(runner: CliRunner, tmp_path: Path) -> None:
+    # The owner's kind and name are free text: "[/]" or "[red]" are not rich markup.
+    path = tmp_path / "spec.yaml"
+    path.write_text(
+        TRAINING.replace("kind: PyTorchJob", 'kind: "Py[red]Torch[/]Job"'), encoding="utf-8"
+    )
+    result = runner.invoke(app, ["explain", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "controlled by Py[red]Torch[/]Job resnet-training" in result.stdout
+
+
+def test_a_lone_surrogate_is_printed_escaped_by_the_installed_command(tmp_path: Path) -> None:
+    # YAML's "\ud800" escape gives a lone surrogate, which UTF-8 cannot encode.
+    path = tmp_path / "spec.yaml"
+    path.write_text(TRAINING.replace("kind: PyTorchJob", 'kind: "Py\\ud800Job"'), encoding="utf-8")
+    for command in ("explain", "validate", "build"):
+        result = subprocess.run(
+            [sys.executable, "-m", "workloadbuilder", command, str(path)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            cwd=ROOT,
+        )
+        assert result.returncode == 0, result.stderr
+        assert "Traceback" not in result.stderr
+    assert "Py\\ud800Job" in result.stdout or "Py\\uD800Job" in result.stdout
