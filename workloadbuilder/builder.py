@@ -491,7 +491,18 @@ def _parsed(kind: type[_T], item: WorkloadItem, fields: dict[str, Any]) -> _T:
 
 
 def _leaf_template(item: WorkloadItem, facts: TreeFacts) -> PodGroupTemplate:
-    return _parsed(PodGroupTemplate, item, _template_fields(item, False, facts))
+    fields = _template_fields(item, False, facts)
+    if "resourceClaims" in fields:  # an error shows each claim with its unset sources as null
+        claims = _resolve(item, facts).resource_claims
+        fields["resourceClaims"] = [
+            {
+                "name": c.name,
+                "resourceClaimName": c.resource_claim_name,
+                "resourceClaimTemplateName": c.resource_claim_template_name,
+            }
+            for c in claims
+        ]
+    return _parsed(PodGroupTemplate, item, fields)
 
 
 def _composite_template(item: WorkloadItem, facts: TreeFacts) -> CompositePodGroupTemplate:
