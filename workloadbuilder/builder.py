@@ -220,9 +220,12 @@ class Builder:
         spec = stamps.get(template_name)
         if spec is None:
             spec = stamps[template_name] = self._stamp_spec(template_name, leaf=leaf)
-        if parent is not _NO_PARENT:
-            ref, *rest = spec.items()
-            spec = dict([ref, ("parentCompositePodGroupName", parent), *rest])
+        if parent is not _NO_PARENT:  # in field order: right after workloadRef
+            spec = {
+                "workloadRef": spec["workloadRef"],
+                "parentCompositePodGroupName": parent,
+                **spec,
+            }
         metadata: dict[str, Any] = {"name": name, "namespace": self._stamp_namespace}
         if self._owner_json is not None:
             metadata["ownerReferences"] = [self._owner_json]
@@ -386,6 +389,8 @@ def _add_children(
 
 
 def _check_names(name: object, template_name: object) -> None:
+    if isinstance(name, str) and isinstance(template_name, str):
+        return
     for label, value in (("the object's name", name), ("template_name", template_name)):
         if not isinstance(value, str):
             raise TypeError(f"{label} must be a str, not {type(value).__name__}")
@@ -491,7 +496,18 @@ def _parsed(kind: type[_T], item: WorkloadItem, fields: dict[str, Any]) -> _T:
 
 
 def _leaf_template(item: WorkloadItem, facts: TreeFacts) -> PodGroupTemplate:
-    return _parsed(PodGroupTemplate, item, _template_fields(item, False, facts))
+    fields = _template_fields(item, False, facts)
+    if "resourceClaims" in fields:  # an error shows each claim with its unset sources as null
+        claims = _resolve(item, facts).resource_claims
+        fields["resourceClaims"] = [
+            {
+                "name": c.name,
+                "resourceClaimName": c.resource_claim_name,
+                "resourceClaimTemplateName": c.resource_claim_template_name,
+            }
+            for c in claims
+        ]
+    return _parsed(PodGroupTemplate, item, fields)
 
 
 def _composite_template(item: WorkloadItem, facts: TreeFacts) -> CompositePodGroupTemplate:

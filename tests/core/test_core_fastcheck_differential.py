@@ -361,3 +361,10 @@ def test_each_callback_runs_once_per_item_per_builder() -> None:
     builder.validate(old_root=old)
     builder.build_workload()
     assert sorted(calls) == ["leaf", "old-leaf", "old-leaf", "old-root", "old-root", "root"]
+
+
+@pytest.mark.parametrize("callback", [_bad_claims, _claim_text, _count(0)])
+def test_a_build_error_names_the_values_as_before(callback: Any) -> None:
+    """The template-by-template build's message shows a claim's unset sources as null."""
+    _check(leaf("worker", callbacks=[callback]), None, PERMISSIVE)
+    _check(composite("root", [leaf("worker", callbacks=[callback])]), None, PERMISSIVE)

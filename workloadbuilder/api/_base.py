@@ -299,11 +299,10 @@ class DeferredModel(K8sModel):
             data = _DEFERRED_INPUT.__get__(self)
         except AttributeError:
             return None
-        view = dict(self._deferred_defaults)
+        view = {**self._deferred_defaults, **data}
         for key, part in data.items():
             if type(part) is dict and None in part.values():
-                part = {k: v for k, v in part.items() if v is not None}
-            view[key] = part
+                view[key] = {k: v for k, v in part.items() if v is not None}
         return view
 
     def to_dict(self) -> dict[str, Any]:
