@@ -714,3 +714,68 @@ async def test_a_delete_body_replaces_the_query(fake_apiserver: FakeAPIServer) -
     )
     assert reply.status == 200
     assert fake_apiserver.get_object("", "v1", "pods", "default", "p") is None
+
+
+# -- resource quantities ---------------------------------------------------------------------
+# A Quantity decodes as apimachinery's Quantity.UnmarshalJSON: a JSON string or a number's text,
+# trimmed of spaces, then ParseQuantity. The refused texts are ParseQuantity's own invalid
+# vectors (pkg/api/resource/quantity_test.go), whose errors are ErrFormatWrong or ErrSuffix.
+
+FORMAT_ERROR = (
+    "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+)
+SUFFIX_ERROR = "unable to parse quantity's suffix"
+
+
+def _pod_asking(cpu: Any, where: str = "requests") -> dict[str, Any]:
+    body = pod()
+    body["spec"]["containers"][0]["resources"] = {where: {"cpu": cpu}}
+    return body
+
+
+@bounded(60)
+@pytest.mark.parametrize(
+    ("quantity", "detail"),
+    [
+        ("1.1.M", FORMAT_ERROR),
+        ("1+1.0M", FORMAT_ERROR),
+        ("0.1mi", SUFFIX_ERROR),
+        ("0.1am", FORMAT_ERROR),
+        ("aoeu", FORMAT_ERROR),
+        (".5i", SUFFIX_ERROR),
+        ("1i", SUFFIX_ERROR),
+        ("-3.01i", SUFFIX_ERROR),
+        ("-3.01e-", SUFFIX_ERROR),
+        ("1e99999999999999999999", SUFFIX_ERROR),  # the exponent is read as an int64
+        ("", FORMAT_ERROR),
+        ([1], FORMAT_ERROR),  # the raw JSON text "[1]"
+        ({"a": 1}, FORMAT_ERROR),
+        (True, FORMAT_ERROR),
+    ],
+)
+async def test_a_quantity_its_decoder_refuses_is_400_and_stores_nothing(
+    fake_apiserver: FakeAPIServer, quantity: Any, detail: str
+) -> None:
+    for where in ("requests", "limits"):
+        reply = await call(fake_apiserver, "POST", POD_PATH, _pod_asking(quantity, where))
+        message = f'Pod in version "v1" cannot be handled as a Pod: {detail}'
+        assert_status(reply, 400, "BadRequest", message)
+    overhead = pod()
+    overhead["spec"]["overhead"] = {"cpu": quantity}
+    reply = await call(fake_apiserver, "POST", POD_PATH, overhead)
+    assert_status(
+        reply, 400, "BadRequest", f'Pod in version "v1" cannot be handled as a Pod: {detail}'
+    )
+    assert fake_apiserver.list_objects("", "v1", "pods", "default") == []
+    await assert_store_healthy(fake_apiserver)
+
+
+@bounded(60)
+async def test_quantities_its_decoder_accepts_are_stored(fake_apiserver: FakeAPIServer) -> None:
+    accepted = ["0", "1", "500m", "1Ki", "1.5Gi", "1e3", "1E", "+1", ".5", " 1 ", 2, 1.5, None]
+    for i, quantity in enumerate(accepted):
+        body = _pod_asking(quantity)
+        body["metadata"]["name"] = f"p{i}"
+        reply = await call(fake_apiserver, "POST", POD_PATH, body)
+        assert reply.status == 201, (quantity, reply.text)
+    await assert_store_healthy(fake_apiserver)

@@ -86,8 +86,20 @@ def test_bad_quantity_is_named() -> None:
         parse_quantity("12x")
     with pytest.raises(ValueError, match="node 'n0'"):
         SimNode("n0", {"cpu": "lots"})
-    with pytest.raises(ValueError, match="pod ml/p: invalid quantity '2 cores'"):
-        plan(nodes("8"), [pod("p", cpu="2 cores")], [], [])
+    # A pod the simulator cannot read waits, with the reason; the others are scheduled.
+    result = plan(nodes("8"), [pod("p", cpu="2 cores"), pod("q")], [], [])
+    assert result.pending["ml/p"].startswith("pod ml/p: invalid quantity '2 cores': expected")
+    assert "ml/q" in result.binds
+
+
+def test_quantities_beyond_the_simulators_range_are_refused_not_computed() -> None:
+    for text in ("1e999999999", "1E-1001", "1e9223372036854775807"):
+        with pytest.raises(ValueError, match="beyond the simulator's range"):
+            parse_quantity(text)
+    assert parse_quantity("1e1000") == Fraction(10) ** 1000
+    for bad in (float("inf"), float("nan"), [1], {"a": 1}, None):
+        with pytest.raises(ValueError, match="invalid quantity"):
+            parse_quantity(bad)
 
 
 def test_gang_waits_for_min_count_pods() -> None:

@@ -301,3 +301,15 @@ async def test_tree_spanning_two_workloads_is_invalid(
     assert root is not None
     assert (root["status"], root["reason"]) == ("False", "Invalid")
     assert root["message"] == "the group hierarchy spans several Workloads: 'other', 'train'"
+
+
+async def test_a_pod_whose_quantity_is_beyond_the_simulators_range_waits(
+    server: FakeAPIServer, cluster: Cluster
+) -> None:
+    # ParseQuantity keeps any exponent that fits an int32, so the API server stores this pod;
+    # the simulator neither hangs computing 10**999999999 nor stops scheduling the others.
+    await cluster.pod("huge", None, cpu="1e999999999")
+    await cluster.pod("small", None)
+    result = await GangSimulator(server, nodes("8")).step()
+    assert set(result.bound) == {f"{NS}/small"}
+    assert "beyond the simulator's range" in result.pending[f"{NS}/huge"]

@@ -14,6 +14,7 @@ from workloadbuilder.testing.engine.object_types import (
     BOOL,
     INT32,
     INT64,
+    RESOURCE_LIST,
     STRING,
     STRING_LIST,
     STRING_MAP,
@@ -34,6 +35,7 @@ CONTAINER: Final[Fields] = {
     ),
     **_all(BOOL, "stdin", "stdinOnce", "tty"),
     **_all(STRING_LIST, "command", "args"),
+    "resources": ("ResourceRequirements", {"limits": RESOURCE_LIST, "requests": RESOURCE_LIST}),
 }  # fmt: skip
 POD_SPEC: Final[Fields] = {
     **_all(
@@ -48,6 +50,8 @@ POD_SPEC: Final[Fields] = {
         "shareProcessNamespace", "enableServiceLinks", "setHostnameAsFQDN", "hostUsers",
     ),
     "nodeSelector": STRING_MAP,
+    "overhead": RESOURCE_LIST,
+    "resources": ("ResourceRequirements", {"limits": RESOURCE_LIST, "requests": RESOURCE_LIST}),
     "schedulingGroup": ("PodSchedulingGroup", {"podGroupName": STRING}),
     "containers": [("Container", CONTAINER)],
     "initContainers": [("Container", CONTAINER)],

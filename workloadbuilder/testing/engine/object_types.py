@@ -21,6 +21,8 @@ TIME: Final = "v1.Time"
 STRING_MAP: Final = "map[string]string"
 STRING_LIST: Final = "[]string"
 OBJECT: Final = "object"
+RESOURCE_LIST: Final = "v1.ResourceList"
+"""``map[ResourceName]resource.Quantity``: each value decoded as ``Quantity.UnmarshalJSON``."""
 
 Fields = dict[str, Any]
 """A struct: JSON name to a Go type name, a nested ``(struct name, Fields)``, or a list of one."""
@@ -94,6 +96,53 @@ def json_kind(value: Any) -> str:
 
 _INT_RANGES: Final = {INT32: (-(2**31), 2**31 - 1), INT64: (-(2**63), 2**63 - 1)}
 
+# resource.ParseQuantity: what its scanner accepts (a number, then suffix characters, an
+# optional sign and digits), the suffixes it interprets, and its errors' texts.
+_QUANTITY_SCAN: Final = re.compile(
+    r"[+-]?[0-9]*(?:\.[0-9]*)?(?P<suffix>[eEinumkKMGTP]*[+-]?[0-9]*)"
+)
+_QUANTITY_SUFFIXES: Final = frozenset(
+    ["", "n", "u", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"]
+)
+_INT64_TEXT: Final = re.compile(r"[+-]?[0-9]+")
+QUANTITY_FORMAT_ERROR: Final = (
+    "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+)
+QUANTITY_SUFFIX_ERROR: Final = "unable to parse quantity's suffix"
+_GO_SPACE: Final = (
+    "\t\n\v\f\r \x85\xa0\u1680"
+    + "".join(map(chr, range(0x2000, 0x200B)))
+    + "\u2028\u2029\u202f\u205f\u3000"
+)
+"""What Go's ``strings.TrimSpace`` (``unicode.IsSpace``) strips."""
+
+
+def check_quantity(value: Any) -> None:
+    """A ``resource.Quantity`` as JSON (a string, or a number's text), as its decoder reads it."""
+    text = value if isinstance(value, str) else json_text(value)
+    text = text.strip(_GO_SPACE)
+    match = _QUANTITY_SCAN.fullmatch(text) if text else None
+    if match is None:
+        raise TypeMismatch(QUANTITY_FORMAT_ERROR)
+    suffix = match["suffix"]
+    if suffix in _QUANTITY_SUFFIXES:
+        return
+    exponent = suffix[1:]
+    if (
+        suffix[:1] in ("e", "E")
+        and _INT64_TEXT.fullmatch(exponent)
+        and -(2**63) <= int(exponent) < 2**63
+    ):
+        return
+    raise TypeMismatch(QUANTITY_SUFFIX_ERROR)
+
+
+def json_text(value: Any) -> str:
+    """The JSON text of a decoded value (what a Go unmarshaler of a non-string is given)."""
+    import json
+
+    return json.dumps(value, separators=(",", ":"))
+
 
 def _mismatch(value: Any, struct: str, path: str, go_type: str) -> TypeMismatch:
     where = f"Go struct field {struct}.{path}" if struct else "Go value"
@@ -163,7 +212,19 @@ def _check_value(value: Any, go_type: Any, struct: str, path: str) -> Any:
         raise _mismatch(value, struct, path, "map[string]interface {}")
     if go_type in (STRING_MAP, STRING_LIST):
         _check_strings(value, go_type, struct, path)
+    if go_type == RESOURCE_LIST:
+        _check_resource_list(value, struct, path)
     return value
+
+
+def _check_resource_list(value: Any, struct: str, path: str) -> None:
+    if not isinstance(value, dict):
+        raise _mismatch(value, struct, path, RESOURCE_LIST)
+    for key, item in value.items():
+        if item is None:  # a null Quantity decodes as zero
+            value[key] = "0"
+        else:
+            check_quantity(item)
 
 
 def _check_strings(value: Any, go_type: str, struct: str, path: str) -> None:

@@ -111,10 +111,17 @@ def plan(
     composites: Sequence[Mapping[str, Any]],
 ) -> Plan:
     """Schedule everything pending once, given the current objects."""
-    active = [PodInfo.from_object(p) for p in pods if is_active(p)]
+    result = Plan()
+    active = []
+    for obj in pods:
+        if is_active(obj):
+            try:
+                active.append(PodInfo.from_object(obj))
+            except ValueError as err:  # a stored pod the simulator cannot read: it waits
+                meta = obj.get("metadata") or {}
+                result.pending[f"{meta.get('namespace', 'default')}/{meta.get('name')}"] = str(err)
     cluster = Cluster.build(nodes, [p for p in active if p.node])
     forest = build_forest(pod_groups, composites, active)
-    result = Plan()
     for group, message in forest.invalid:
         _change(result, group, "False", INVALID, message)
     for group, reason in forest.blocked:

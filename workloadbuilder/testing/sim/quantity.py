@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 from typing import Final
@@ -30,10 +31,17 @@ _QUANTITY: Final = re.compile(
 )
 
 
-def parse_quantity(value: str | int | float) -> Fraction:
+# Beyond this decimal exponent the exact value is not worth its cost (10**(2**62) would not
+# finish); such a quantity is refused rather than computed.
+MAX_EXPONENT: Final = 1000
+
+
+def parse_quantity(value: object) -> Fraction:
     """The exact value of a quantity; raises ``ValueError`` naming the bad input."""
-    if isinstance(value, bool):
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise ValueError(f"invalid quantity {value!r}: expected a string or a number")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"invalid quantity {value!r}: expected a finite number")
     if isinstance(value, int | float):
         return Fraction(value)
     match = _QUANTITY.fullmatch(value.strip())
@@ -44,5 +52,11 @@ def parse_quantity(value: str | int | float) -> Fraction:
         )
     number = Fraction(match["number"])
     if match["exp"]:
-        return number * Fraction(10) ** int(match["exp"][1:])
+        exponent = int(match["exp"][1:])
+        if abs(exponent) > MAX_EXPONENT:
+            raise ValueError(
+                f"quantity {value!r} is beyond the simulator's range"
+                f" (decimal exponents up to {MAX_EXPONENT} either way)"
+            )
+        return number * Fraction(10) ** exponent
     return number * _SUFFIXES[match["suffix"] or ""]
