@@ -121,3 +121,24 @@ def label_key_errors(value: str) -> list[str]:
     if not _QUALIFIED_RE.fullmatch(name):
         errors.append(_NAME_PART_MESSAGE)
     return errors
+
+
+def parse_group_version(value: str) -> tuple[str, str] | None:
+    """``(group, version)`` as apimachinery's ``schema.ParseGroupVersion`` reads an apiVersion;
+    ``None`` when it fails (more than one ``/``)."""
+    if value in ("", "/"):
+        return ("", "")
+    slashes = value.count("/")
+    if slashes == 0:
+        return ("", value)
+    if slashes == 1:
+        group, _, version = value.partition("/")
+        return (group, version)
+    return None
+
+
+def path_segment_name_errors(value: str) -> list[str]:
+    """apimachinery's ``path.IsValidPathSegmentName``: a name usable as one URL path segment."""
+    if value in (".", ".."):
+        return [f"may not be '{value}'"]
+    return [f"may not contain '{c}'" for c in ("/", "%") if c in value]

@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
+from ._formats import parse_group_version
 from ._gorender import go_quote
 from .api import client_json
 from .api.meta_v1 import ObjectMeta, OwnerReference
@@ -97,11 +98,8 @@ def controller_ref(obj: Any, *, block_owner_deletion: bool = True) -> OwnerRefer
 def api_group(api_version: str) -> str | None:
     """The group of an apiVersion, parsed as apimachinery's ``ParseGroupVersion`` does
     (``None`` where it fails)."""
-    if api_version in ("", "/"):
-        return ""
-    if api_version.count("/") > 1:
-        return None
-    return api_version.partition("/")[0] if "/" in api_version else ""
+    parsed = parse_group_version(api_version)
+    return None if parsed is None else parsed[0]
 
 
 def _group_of(api_version: str) -> str:

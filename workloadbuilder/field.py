@@ -601,7 +601,10 @@ class ErrorList(list[FieldError]):
 
         out = cls()
         for err in exc.errors(include_url=False):
-            elements, leaf_type = loc_to_path(err.get("loc", ()), aliases, model)
+            loc = tuple(err.get("loc", ()))
+            if err.get("type") == "invalid_key" and loc:
+                loc = loc[:-1]  # the last element is the bad key: report it at its mapping
+            elements, leaf_type = loc_to_path(loc, aliases, model)
             path = root_path
             for is_name, text in elements:
                 if path is None:

@@ -198,42 +198,43 @@ class LoadedSpec:
     def validate(self) -> ErrorList:
         """Every error of the spec at its own paths (empty when it is valid).
 
-        The tree's errors come from ``Builder.validate()``; the Workload's name and namespace
-        are reported at ``spec.workloadName`` (or ``spec.owner.name``) and ``spec.namespace``;
-        what only compiling finds (the owner's ``apiVersion``) at its field too.
+        The errors come from ``Builder.validate()``; the Workload's name and namespace are
+        reported at ``spec.workloadName`` (or ``spec.owner.name``) and ``spec.namespace``, what
+        the API server would refuse of the owner (its reference, the Workload's
+        ``controllerRef``) at ``spec.owner``, once per field.
         """
         builder = self.builder()
-        errors = self._owner_errors()
-        reported = {e.field for e in errors}
-        errors.extend(
-            e for e in map(self._relocated, builder.validate()) if e.field not in reported
-        )
+        errors = ErrorList()
+        owner_fields: set[str] = set()
+        for error in map(self._relocated, builder.validate()):
+            if error.field.startswith("spec.owner."):
+                if error.field in owner_fields:
+                    continue
+                owner_fields.add(error.field)
+            errors.append(error)
         if errors:
             return errors
         try:
             builder.build_workload()
         except BuildError as exc:
-            owner = FieldPath("spec", "owner", "apiVersion")
-            where = owner if str(exc).startswith("invalid owner apiVersion") else None
-            bad = self.document.spec.owner.api_version if where is not None else None
-            return exc.errors or ErrorList([FieldError.invalid(where, bad, str(exc))])
+            return exc.errors or ErrorList([FieldError.invalid(None, None, str(exc))])
         return errors
-
-    def _owner_errors(self) -> ErrorList:
-        """An owner reference needs every field, as the API server checks them."""
-        owner = self.document.spec.owner
-        fields = {"apiVersion": owner.api_version, "kind": owner.kind}
-        fields.update(name=owner.name, uid=owner.uid)
-        return ErrorList(
-            FieldError.required(FieldPath("spec", "owner", name), "must not be empty")
-            for name, value in fields.items()
-            if not value
-        )
 
     def _relocated(self, error: FieldError) -> FieldError:
         named = "workloadName" if self.document.spec.workload_name else "owner.name"
-        moved = {"metadata.name": f"spec.{named}", "metadata.namespace": "spec.namespace"}
-        return error.with_field(moved[error.field]) if error.field in moved else error
+        moved = {
+            "metadata.name": f"spec.{named}",
+            "metadata.namespace": "spec.namespace",
+            "spec.controllerRef.apiGroup": "spec.owner.apiVersion",
+            "spec.controllerRef.kind": "spec.owner.kind",
+            "spec.controllerRef.name": "spec.owner.name",
+        }
+        if error.field in moved:
+            return error.with_field(moved[error.field])
+        reference = "metadata.ownerReferences[0]."
+        if error.field.startswith(reference):
+            return error.with_field("spec.owner." + error.field.removeprefix(reference))
+        return error
 
     def error(self, errors: ErrorList) -> SpecError:
         """``errors`` located in this spec's file."""

@@ -24,8 +24,14 @@ from ._declarative import (
     validate_policy,
     validate_topology,
 )
-from ._formats import dns_label_errors, dns_subdomain_errors
+from ._formats import (
+    dns_label_errors,
+    dns_subdomain_errors,
+    parse_group_version,
+    path_segment_name_errors,
+)
 from ._gorender import go_quote
+from .api.meta_v1 import OwnerReference
 from .api.scheduling_v1alpha3 import TopologyConstraint, WorkloadPodGroupResourceClaim
 from .config import SchedulingConfig
 from .field import ErrorList, FieldError, FieldPath
@@ -545,12 +551,14 @@ def _tree_rules(
     where: Locations,
 ) -> ErrorList:
     """Rules over the whole compiled tree: list sizes, depth, one priority, the Workload's
-    name and namespace."""
+    name, namespace and owner reference."""
     errors = ErrorList()
     if options.name:
         errors.extend(format_errors(_METADATA_NAME, options.name, dns_subdomain_errors))
     if options.namespace:
         errors.extend(format_errors(_METADATA_NAMESPACE, options.namespace, dns_label_errors))
+    if options.owner is not None:
+        errors.extend(_owner_errors(options.owner))
     _check_shape(root, 1, errors, where)
     # Items that failed to resolve were reported already; the others must agree.
     first: str | None = None
@@ -563,6 +571,44 @@ def _tree_rules(
         elif config.priority_class_name != first:
             errors.append(FieldError.invalid(where.of(item), None, PRIORITY_MESSAGE))
             break
+    return errors
+
+
+def _owner_errors(owner: OwnerReference) -> ErrorList:
+    """What the API server checks of the owner: apimachinery's ``validateOwnerReference`` of
+    every object's ``metadata.ownerReferences[0]``, and the Workload's ``spec.controllerRef``
+    made from it (an API group that is a DNS subdomain, a kind and a name usable as path
+    segments)."""
+    errors = ErrorList()
+
+    def at(*names: str) -> FieldPath:
+        if names[0] == "spec":
+            return FieldPath(*names)
+        return FieldPath("metadata", "ownerReferences").index(0).child(*names)
+
+    parsed = parse_group_version(owner.api_version)
+    if not owner.api_version:
+        errors.append(FieldError.required(at("apiVersion"), "must not be empty"))
+    elif parsed is None or not parsed[1]:
+        errors.append(
+            FieldError.invalid(
+                at("apiVersion"), owner.api_version, "must be <group>/<version> or <version>"
+            )
+        )
+    for name, value in (("kind", owner.kind), ("name", owner.name), ("uid", owner.uid)):
+        if not value:
+            errors.append(FieldError.required(at(name), "must not be empty"))
+    # The paths are built only for an error: a valid owner costs no path.
+    group = parsed[0] if parsed is not None else ""
+    if group and dns_subdomain_errors(group):
+        path = at("spec", "controllerRef", "apiGroup")
+        errors.extend(format_errors(path, group, dns_subdomain_errors))
+    for name, value in (("kind", owner.kind), ("name", owner.name)):
+        if not value:
+            errors.append(FieldError.required(at("spec", "controllerRef", name)))
+        elif path_segment_name_errors(value):
+            path = at("spec", "controllerRef", name)
+            errors.extend(format_errors(path, value, path_segment_name_errors))
     return errors
 
 

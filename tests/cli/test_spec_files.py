@@ -184,8 +184,9 @@ def test_an_owner_api_version_that_does_not_parse(tmp_path: Path) -> None:
     spec = load_spec(write(tmp_path, text))
     (error,) = spec.validate()
     assert error.field == "spec.owner.apiVersion"
-    # apimachinery's ParseGroupVersion message
-    assert "unexpected GroupVersion string: kubeflow.org/v1/beta" in error.detail
+    # what the API server answers for the owner reference (validateOwnerReference)
+    assert error.bad_value == "kubeflow.org/v1/beta"
+    assert error.detail == "must be <group>/<version> or <version>"
     with pytest.raises(SpecError):
         spec.objects()
 

@@ -166,14 +166,15 @@ def test_a_json_error_keeps_its_line(tmp_path: Path) -> None:
 
 
 def test_explain_prints_markup_in_the_owner_as_text(runner: CliRunner, tmp_path: Path) -> None:
-    # The owner's kind and name are free text: "[/]" or "[red]" are not rich markup.
+    # The owner's kind and name are free text: "[red]" or "[bold]" are not rich markup. (A
+    # closing "[/]" cannot occur: a kind is a path segment, which the API server checks.)
     path = tmp_path / "spec.yaml"
     path.write_text(
-        TRAINING.replace("kind: PyTorchJob", 'kind: "Py[red]Torch[/]Job"'), encoding="utf-8"
+        TRAINING.replace("kind: PyTorchJob", 'kind: "Py[red]Torch[bold]Job"'), encoding="utf-8"
     )
     result = runner.invoke(app, ["explain", str(path)])
     assert result.exit_code == 0, result.output
-    assert "controlled by Py[red]Torch[/]Job resnet-training" in result.stdout
+    assert "controlled by Py[red]Torch[bold]Job resnet-training" in result.stdout
 
 
 def test_a_lone_surrogate_is_printed_escaped_by_the_installed_command(tmp_path: Path) -> None:
@@ -238,3 +239,22 @@ def test_simulate_reports_the_specs_requests_and_replicas(
     (printed,) = result.stderr.splitlines()
     assert printed.startswith(f"{path}:"), printed
     assert f": {field}: {message}" in printed, printed
+
+
+@pytest.mark.parametrize(("key", "shown"), [("null", "null"), ("7", "7"), ("true", "true")])
+def test_a_key_that_is_not_a_string_is_reported_at_its_mapping(
+    tmp_path: Path, key: str, shown: str
+) -> None:
+    from workloadbuilder.spec import SpecError, load_spec
+
+    text = (SPECS / "training.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "spec.yaml"
+    path.write_text(text.replace("spec:\n", f"spec:\n  {key}: 3\n", 1), encoding="utf-8")
+    with pytest.raises(SpecError) as raised:
+        load_spec(path)
+    (error,) = raised.value.errors
+    assert (error.field, error.detail) == ("spec", "Keys should be strings")
+    line = text.splitlines().index("spec:") + 1  # the mapping's own line
+    assert str(raised.value) == (
+        f"{path}:{line}: spec: Invalid value: {shown}: Keys should be strings"
+    )

@@ -97,3 +97,57 @@ def test_too_many_topology_constraints_are_only_too_many_on_both_sides() -> None
         }
     ]
     assert [e.detail for e in Builder(root, PERMISSIVE).validate()] == ["must have at most 1 item"]
+
+
+# The owner every object carries: apimachinery's validateOwnerReference
+# (pkg/api/validation/objectmeta.go) decides, and the test server implements it on its own.
+@pytest.mark.parametrize(
+    ("api_version", "kind", "name", "uid"),
+    [
+        ("batch/", "Job", "j", "u"),
+        ("/", "Job", "j", "u"),
+        ("a/b/c", "Job", "j", "u"),
+        ("", "Job", "j", "u"),
+        ("batch/v1", "", "", ""),
+        ("Bad_Group/v1", "Job", "j", "u"),
+        ("batch/v1", "Job/x", "..", "u"),
+        ("batch/v1", "%", "a/b", "u"),
+        ("batch/v1", "Job", "j", "u"),
+        ("v1", "Job", "j", "u"),
+        ("/v1", "Job", "j", "u"),
+    ],
+)
+def test_validate_reports_the_owner_reference_the_server_refuses(
+    api_version: str, kind: str, name: str, uid: str
+) -> None:
+    from workloadbuilder import BuildOptions, gang, leaf
+    from workloadbuilder.api.meta_v1 import OwnerReference
+
+    owner = OwnerReference(api_version=api_version, kind=kind, name=name, uid=uid)
+    options = BuildOptions(
+        name="wl",
+        namespace="ns",
+        owner=owner,
+        allowed_policies=PERMISSIVE.allowed_policies,
+    )
+    ours = sorted(str(e) for e in Builder(leaf("w", policy=gang(2)), options).validate())
+    unchecked = BuildOptions(
+        name="wl",
+        namespace="ns",
+        owner=owner,
+        allowed_policies=PERMISSIVE.allowed_policies,
+        check_api_server_rules=False,
+    )
+    builder = Builder(leaf("w", policy=gang(2)), unchecked)
+    try:
+        objects = [builder.build_workload(), *instantiate(builder)]
+    except BuildError:  # an apiVersion the build cannot read: validate() must name it
+        assert ours
+        assert all(e.startswith("metadata.ownerReferences[0].apiVersion") for e in ours)
+        return
+    # The Workload carries every rule; each runtime object the owner reference's.
+    workload_causes = server_causes(objects[0])
+    assert sorted(f"{c['field']}: {c['message']}" for c in workload_causes) == ours
+    own = [e for e in ours if e.startswith("metadata.")]
+    for obj in objects[1:]:
+        assert sorted(f"{c['field']}: {c['message']}" for c in server_causes(obj)) == own
