@@ -215,3 +215,42 @@ def test_prune_ignores_paths_it_cannot_follow() -> None:
     meta = {"metadata": {"": None, "name": "n"}}
     prune(meta, "metadata.")
     assert meta == {"metadata": {"name": "n"}}
+
+
+# -- the store's index of objects being deleted ---------------------------------------------
+
+
+def _stored(name: str, deleting: bool, rv: int) -> Any:
+    from workloadbuilder.testing.store.store import Stored
+
+    meta: dict[str, Any] = {"name": name, "namespace": "ns", "resourceVersion": str(rv)}
+    if deleting:
+        meta["deletionTimestamp"] = "2026-12-01T10:00:00Z"
+    return Stored({"metadata": meta}, ())
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from("abcd"), st.sampled_from(["put", "delete-mark", "remove"])),
+        max_size=30,
+    )
+)
+def test_terminating_is_every_stored_object_with_a_deletion_timestamp(
+    steps: list[tuple[str, str]],
+) -> None:
+    # The index settle() reads instead of scanning every object after each write.
+    from workloadbuilder.testing.store.store import Store
+
+    store = Store(history=100)
+    resource = ("scheduling.k8s.io", "podgroups")
+    for rv, (name, step) in enumerate(steps, start=1):
+        if step == "remove":
+            final = _stored(name, False, rv).obj
+            store.remove(resource, ("ns", name), final)
+        else:
+            store.put(resource, ("ns", name), _stored(name, step == "delete-mark", rv))
+        expected = [
+            s for s in store.select(resource, None) if s.obj["metadata"].get("deletionTimestamp")
+        ]
+        assert store.terminating(resource) == expected

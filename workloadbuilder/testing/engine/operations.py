@@ -652,11 +652,7 @@ class Engine:
             self._settling = False
 
     def _deleting(self, resource: GroupResource) -> list[Stored]:
-        return [
-            s
-            for s in self.store.select(resource, None)
-            if s.obj["metadata"].get("deletionTimestamp")
-        ]
+        return self.store.terminating(resource)
 
     def _release_pod_groups(self) -> bool:
         """PodGroup protection: a deleting PodGroup that no live pod names loses its finalizer."""

@@ -68,6 +68,9 @@ class Store:
             raise ValueError(f"event_history must be at least 1, got {history}")
         self.rv = 0
         self._objects: dict[GroupResource, dict[Name, Stored]] = {}
+        # The names of the objects being deleted, so that finishing deletions after every
+        # write does not scan every object.
+        self._terminating: dict[GroupResource, set[Name]] = {}
         self._events: deque[Event] = deque(maxlen=history)
         self._compacted = 0
         self._watchers: set[Watcher] = set()
@@ -86,6 +89,14 @@ class Store:
         items = self._objects.get(resource, {})
         return [items[k] for k in sorted(items) if namespace is None or k[0] == namespace]
 
+    def terminating(self, resource: GroupResource) -> list[Stored]:
+        """Objects of ``resource`` with a ``deletionTimestamp``, by namespace and name."""
+        names = self._terminating.get(resource)
+        if not names:
+            return []
+        items = self._objects[resource]
+        return [items[k] for k in sorted(names)]
+
     def resources(self) -> list[GroupResource]:
         """Every group/resource with stored objects."""
         return list(self._objects)
@@ -95,6 +106,10 @@ class Store:
         objects = self._objects.setdefault(resource, {})
         prev = objects.get(name)
         objects[name] = stored
+        if stored.obj["metadata"].get("deletionTimestamp"):
+            self._terminating.setdefault(resource, set()).add(name)
+        elif prev is not None:
+            self._terminating.get(resource, set()).discard(name)
         rv = int(stored.obj["metadata"]["resourceVersion"])
         if prev is None:
             self._emit(Event(rv, "ADDED", resource, stored.obj))
@@ -104,6 +119,7 @@ class Store:
     def remove(self, resource: GroupResource, name: Name, final: dict[str, Any]) -> None:
         """Delete the object; ``final`` (carrying the deletion's resourceVersion) is the event."""
         self._objects.get(resource, {}).pop(name, None)
+        self._terminating.get(resource, set()).discard(name)
         self._emit(Event(int(final["metadata"]["resourceVersion"]), "DELETED", resource, final))
 
     def _emit(self, event: Event) -> None:
