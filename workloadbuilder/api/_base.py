@@ -300,18 +300,26 @@ class DeferredModel(K8sModel):
         except AttributeError:
             return None
         view = {**self._deferred_defaults, **data}
-        for key, part in data.items():
-            if type(part) is dict and None in part.values():
-                view[key] = {k: v for k, v in part.items() if v is not None}
+        _leave_out_unset_members(view)
         return view
 
     def to_dict(self) -> dict[str, Any]:
         """The Kubernetes JSON of this object (of a deferred one: a copy of its input)."""
-        view = self._json_view()
-        if view is None:
+        try:
+            data = _DEFERRED_INPUT.__get__(self)
+        except AttributeError:
             return super().to_dict()
-        copied: dict[str, Any] = to_jsonable_python(view)
-        return copied
+        copied: dict[str, Any] = to_jsonable_python(data)
+        _leave_out_unset_members(copied)
+        return {**self._deferred_defaults, **copied}
+
+
+def _leave_out_unset_members(document: dict[str, Any]) -> None:
+    """Replace each top-level object of ``document`` that has ``None`` members by a copy
+    without them (a deferred input's only ``None`` values)."""
+    for key, part in document.items():
+        if type(part) is dict and None in part.values():
+            document[key] = {k: v for k, v in part.items() if v is not None}
 
 
 _DEFERRED_INPUT: Any = vars(DeferredModel)["_deferred_input"]
