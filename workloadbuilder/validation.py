@@ -581,34 +581,30 @@ def _owner_errors(owner: OwnerReference) -> ErrorList:
     segments)."""
     errors = ErrorList()
 
-    def at(*names: str) -> FieldPath:
-        if names[0] == "spec":
-            return FieldPath(*names)
-        return FieldPath("metadata", "ownerReferences").index(0).child(*names)
+    def reference(name: str) -> FieldPath:
+        return FieldPath("metadata", "ownerReferences").index(0).child(name)
 
+    def controller_ref(name: str) -> FieldPath:
+        return FieldPath("spec", "controllerRef", name)
+
+    # Paths are built only for an error: a valid owner costs no path.
     parsed = parse_group_version(owner.api_version)
     if not owner.api_version:
-        errors.append(FieldError.required(at("apiVersion"), "must not be empty"))
+        errors.append(FieldError.required(reference("apiVersion"), "must not be empty"))
     elif parsed is None or not parsed[1]:
-        errors.append(
-            FieldError.invalid(
-                at("apiVersion"), owner.api_version, "must be <group>/<version> or <version>"
-            )
-        )
+        detail = "must be <group>/<version> or <version>"
+        errors.append(FieldError.invalid(reference("apiVersion"), owner.api_version, detail))
     for name, value in (("kind", owner.kind), ("name", owner.name), ("uid", owner.uid)):
         if not value:
-            errors.append(FieldError.required(at(name), "must not be empty"))
-    # The paths are built only for an error: a valid owner costs no path.
+            errors.append(FieldError.required(reference(name), "must not be empty"))
     group = parsed[0] if parsed is not None else ""
-    if group and dns_subdomain_errors(group):
-        path = at("spec", "controllerRef", "apiGroup")
-        errors.extend(format_errors(path, group, dns_subdomain_errors))
+    for detail in dns_subdomain_errors(group) if group else ():
+        errors.append(FieldError.invalid(controller_ref("apiGroup"), group, detail))
     for name, value in (("kind", owner.kind), ("name", owner.name)):
         if not value:
-            errors.append(FieldError.required(at("spec", "controllerRef", name)))
-        elif path_segment_name_errors(value):
-            path = at("spec", "controllerRef", name)
-            errors.extend(format_errors(path, value, path_segment_name_errors))
+            errors.append(FieldError.required(controller_ref(name)))
+        for detail in path_segment_name_errors(value):
+            errors.append(FieldError.invalid(controller_ref(name), value, detail))
     return errors
 
 

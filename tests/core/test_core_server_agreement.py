@@ -20,7 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from test_core_properties import PERMISSIVE, trees
 
-from workloadbuilder import Builder, BuildError, WorkloadItem, instantiate
+from workloadbuilder import Builder, BuildError, BuildOptions, WorkloadItem, gang, instantiate, leaf
+from workloadbuilder.api.meta_v1 import OwnerReference
 from workloadbuilder.testing.common.resources import FEATURE_GATES
 from workloadbuilder.testing.rules import apply_defaults, validate_object
 
@@ -120,27 +121,22 @@ def test_too_many_topology_constraints_are_only_too_many_on_both_sides() -> None
 def test_validate_reports_the_owner_reference_the_server_refuses(
     api_version: str, kind: str, name: str, uid: str
 ) -> None:
-    from workloadbuilder import BuildOptions, gang, leaf
-    from workloadbuilder.api.meta_v1 import OwnerReference
-
     owner = OwnerReference(api_version=api_version, kind=kind, name=name, uid=uid)
-    options = BuildOptions(
-        name="wl",
-        namespace="ns",
-        owner=owner,
-        allowed_policies=PERMISSIVE.allowed_policies,
-    )
-    ours = sorted(str(e) for e in Builder(leaf("w", policy=gang(2)), options).validate())
-    unchecked = BuildOptions(
-        name="wl",
-        namespace="ns",
-        owner=owner,
-        allowed_policies=PERMISSIVE.allowed_policies,
-        check_api_server_rules=False,
-    )
-    builder = Builder(leaf("w", policy=gang(2)), unchecked)
+
+    def builder(check_api_server_rules: bool) -> Builder:
+        options = BuildOptions(
+            name="wl",
+            namespace="ns",
+            owner=owner,
+            allowed_policies=PERMISSIVE.allowed_policies,
+            check_api_server_rules=check_api_server_rules,
+        )
+        return Builder(leaf("w", policy=gang(2)), options)
+
+    ours = sorted(str(e) for e in builder(True).validate())
+    unchecked = builder(False)
     try:
-        objects = [builder.build_workload(), *instantiate(builder)]
+        objects = [unchecked.build_workload(), *instantiate(unchecked)]
     except BuildError:  # an apiVersion the build cannot read: validate() must name it
         assert ours
         assert all(e.startswith("metadata.ownerReferences[0].apiVersion") for e in ours)

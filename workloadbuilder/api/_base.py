@@ -259,21 +259,30 @@ class DeferredModel(K8sModel):
     def __dict__(self, value: dict[str, Any]) -> None:
         _INSTANCE_DICT.__set__(self, value)
 
+    def _pending(self) -> dict[str, Any] | None:
+        """The deferred input, or ``None`` once the object is validated (its fields are in its
+        ``__dict__``: tested without raising, as validated objects ask on every use)."""
+        if _INSTANCE_DICT.__get__(self):
+            return None
+        try:
+            pending: dict[str, Any] = _DEFERRED_INPUT.__get__(self)
+        except AttributeError:  # validated, or being validated by another thread
+            return None
+        return pending
+
     def _materialize(self) -> bool:
         """Validate a deferred input into the object; whether there was one."""
-        try:
-            _DEFERRED_INPUT.__get__(self)
-        except AttributeError:
+        if self._pending() is None:
             return False
         with _MATERIALIZING:
-            try:
-                data = _DEFERRED_INPUT.__get__(self)
-            except AttributeError:  # another thread did it meanwhile
+            data = self._pending()
+            if data is None:  # another thread did it meanwhile
                 return True
             valid = type(self).model_validate(data)
-            _INSTANCE_DICT.__set__(self, _INSTANCE_DICT.__get__(valid))
+            # The slots first: a thread that sees the fields sees a whole object.
             for slot in ("__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"):
                 object.__setattr__(self, slot, getattr(valid, slot))
+            _INSTANCE_DICT.__set__(self, _INSTANCE_DICT.__get__(valid))
             _DEFERRED_INPUT.__delete__(self)
         return True
 
@@ -295,9 +304,8 @@ class DeferredModel(K8sModel):
     def _json_view(self) -> dict[str, Any] | None:
         """``to_dict()`` of a deferred object without copying its input (it shares the input's
         parts: read it, never change it); ``None`` once the object is validated."""
-        try:
-            data = _DEFERRED_INPUT.__get__(self)
-        except AttributeError:
+        data = self._pending()
+        if data is None:
             return None
         view = {**self._deferred_defaults, **data}
         _leave_out_unset_members(view)
@@ -305,9 +313,8 @@ class DeferredModel(K8sModel):
 
     def to_dict(self) -> dict[str, Any]:
         """The Kubernetes JSON of this object (of a deferred one: a copy of its input)."""
-        try:
-            data = _DEFERRED_INPUT.__get__(self)
-        except AttributeError:
+        data = self._pending()
+        if data is None:
             return super().to_dict()
         copied: dict[str, Any] = to_jsonable_python(data)
         _leave_out_unset_members(copied)

@@ -9,6 +9,7 @@ field, ``""`` for a map value. Timestamps must parse as RFC 3339 and stay within
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -139,8 +140,6 @@ def check_quantity(value: Any) -> None:
 
 def json_text(value: Any) -> str:
     """The JSON text of a decoded value (what a Go unmarshaler of a non-string is given)."""
-    import json
-
     return json.dumps(value, separators=(",", ":"))
 
 
