@@ -69,6 +69,8 @@ def seed_problems(server: FakeAPIServer) -> None:
     member(server, "short-0", "short")
     # members with different schedulerName, priority class and preemption policy
     group(server, "mixed", 2)
+    priority_class = {"metadata": {"name": "high"}, "value": 1000, "preemptionPolicy": "Never"}
+    server.create_object(SCHEDULING, "v1", "priorityclasses", priority_class)
     member(server, "mixed-0", "mixed")
     member(
         server,

@@ -90,7 +90,7 @@ async def test_placed_then_a_worker_lost_is_degraded() -> None:
 async def test_placed_then_a_worker_deleted_is_degraded() -> None:
     async with FakeAPIServer() as server, server.api_client() as api:
         await situation(server, created=4, node_count=4)
-        server.delete_object("", "v1", "pods", NS, "p4")
+        server.delete_object("", "v1", "pods", NS, "p4", grace_period_seconds=0)  # gone at once
         verdict = await aio.diagnose(api, REF)
     assert verdict.state is GroupState.DEGRADED
     assert (verdict.present, verdict.required) == (3, 4)

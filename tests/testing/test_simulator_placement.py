@@ -133,7 +133,8 @@ def test_gang_unschedulable_when_too_few_fit() -> None:
         "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate,"
         " preemption: not eligible due to workload aware preemption enabled"
     )
-    assert {k: (w.status, w.reason, w.message) for k, w in result.unschedulable.items()} == {
+    last = {k: w[-1] for k, w in result.unschedulable.items()}
+    assert {k: (w.status, w.reason, w.message) for k, w in last.items()} == {
         "ml/w0": ("False", "Unschedulable", waiting),
         "ml/w1": ("False", "Unschedulable", waiting),
         "ml/w2": ("False", "Unschedulable", misfit),
@@ -220,10 +221,11 @@ def test_topology_gang_pending_when_no_zone_fits() -> None:
         "0/2 placements are available, first placement status: pod group is unschedulable,"
         " workload aware preemption is not supported for pod groups with scheduling constraints"
     )
-    assert result.unschedulable["ml/w3"].message == (
+    # each placement (zone) is tried in turn; w3 fits in neither one-node zone
+    assert [w.message for w in result.unschedulable["ml/w3"]] == [
         "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption:"
         " not eligible due to placement-based pod group scheduling limitation"
-    )
+    ] * 2
     assert plan(nodes("8", "8", zones="ab"), pods, [gang("workers", 4)], []).binds
 
 

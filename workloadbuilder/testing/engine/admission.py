@@ -1,53 +1,135 @@
-"""Admission on create: what the API server's Priority plugin writes into a PodGroup.
+"""Admission on create: what the API server's Priority and TaintNodesByCondition plugins write.
 
-A PodGroup (and a CompositePodGroup) gets ``spec.priority`` from the PriorityClass its
-``spec.priorityClassName`` names, from the cluster's ``globalDefault`` class when it names
-none, else 0 (the observed default); with the PodGroupPreemptionPolicy gate its
-``spec.preemptionPolicy`` comes from the same class (``PreemptLowerPriority`` by default).
-A name with no PriorityClass is refused with 403 ``Forbidden``.
+Priority: a Pod gets ``spec.priority`` from the PriorityClass its ``spec.priorityClassName``
+names; naming none, the cluster's ``globalDefault`` class (whose name it then carries) or, with
+no such class, priority 0 and ``preemptionPolicy: PreemptLowerPriority``. ``spec.preemptionPolicy``
+comes from the class. A pod that sets a different ``priority`` or ``preemptionPolicy`` itself is
+refused, and so is a class name that does not exist (403 ``Forbidden``, the plugin's messages).
+The built-in ``system-cluster-critical`` and ``system-node-critical`` classes resolve as on a
+cluster even when not stored.
+
+A PodGroup (and a CompositePodGroup) is resolved the same way (kubernetes/api 1.37,
+``scheduling/v1beta1`` ``PodGroupSpec``): ``spec.priority`` from its class, the global default
+or 0; with the PodGroupPreemptionPolicy gate (the field exists only then) ``spec.preemptionPolicy``
+from the class, ``PreemptLowerPriority`` when the class sets none.
+
+TaintNodesByCondition: a new Node gets the ``node.kubernetes.io/not-ready:NoSchedule`` taint,
+even when created with ``Ready`` True (observed); the node lifecycle stand-in removes it.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from workloadbuilder.testing.common import errors
 from workloadbuilder.testing.common.resources import SCHEDULING, ResourceType
 from workloadbuilder.testing.store.store import Store
 
 _GROUP_KINDS = frozenset({"PodGroup", "CompositePodGroup"})
-_PREEMPT = "PreemptLowerPriority"
+PREEMPT_LOWER: Final = "PreemptLowerPriority"
+NOT_READY_TAINT: Final = {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}
+_MIRROR = "kubernetes.io/config.mirror"
+_SYSTEM_CLASSES: Final = {
+    "system-node-critical": 2000001000,
+    "system-cluster-critical": 2000000000,
+}
 
 
 def _classes(store: Store) -> list[dict[str, Any]]:
     return [s.obj for s in store.select((SCHEDULING, "priorityclasses"), None)]
 
 
+def _forbidden(rt: ResourceType, obj: dict[str, Any], why: str) -> errors.APIStatusError:
+    name = obj["metadata"].get("name", "")
+    details: dict[str, Any] = {"name": name}
+    if rt.group:
+        details["group"] = rt.group
+    details["kind"] = rt.plural
+    return errors.APIStatusError(
+        errors.status_body(
+            403, "Forbidden", f'{rt.qualified} "{name}" is forbidden: {why}', details
+        )
+    )
+
+
+def _resolve(
+    store: Store, rt: ResourceType, obj: dict[str, Any], name: Any
+) -> tuple[str, int, str]:
+    """The class name to keep, its value and its preemption policy."""
+    if isinstance(name, str) and name:
+        chosen = next((c for c in _classes(store) if c["metadata"]["name"] == name), None)
+        if chosen is None and name in _SYSTEM_CLASSES:
+            return name, _SYSTEM_CLASSES[name], PREEMPT_LOWER
+        if chosen is None:
+            raise _forbidden(rt, obj, f"no PriorityClass with name {name} was found")
+    else:
+        chosen = next((c for c in _classes(store) if c.get("globalDefault") is True), None)
+        if chosen is None:
+            return "", 0, PREEMPT_LOWER
+    value, policy = chosen.get("value"), chosen.get("preemptionPolicy")
+    return (
+        str(chosen["metadata"]["name"]),
+        value if isinstance(value, int) else 0,
+        policy if isinstance(policy, str) and policy else PREEMPT_LOWER,
+    )
+
+
+def _admit_pod(store: Store, rt: ResourceType, obj: dict[str, Any], spec: dict[str, Any]) -> None:
+    if _MIRROR in (obj["metadata"].get("annotations") or {}):
+        return
+    class_name, priority, policy = _resolve(store, rt, obj, spec.get("priorityClassName"))
+    given = spec.get("priority")
+    if given is not None and given != priority:
+        raise _forbidden(
+            rt,
+            obj,
+            f"the integer value of priority ({given}) must not be provided in pod spec; "
+            f"priority admission controller computed {priority} from the given PriorityClass name",
+        )
+    given_policy = spec.get("preemptionPolicy")
+    if given_policy is not None and given_policy != policy:
+        raise _forbidden(
+            rt,
+            obj,
+            f"the string value of PreemptionPolicy ({given_policy}) must not be provided in pod "
+            f"spec; priority admission controller computed {policy} from the given PriorityClass "
+            "name",
+        )
+    if class_name:
+        spec["priorityClassName"] = class_name
+    spec["priority"] = priority
+    spec["preemptionPolicy"] = policy
+
+
+def _admit_node(obj: dict[str, Any]) -> None:
+    spec = obj.setdefault("spec", {})
+    if not isinstance(spec, dict):
+        return
+    given = spec.get("taints")
+    taints: list[Any] = given if isinstance(given, list) else []
+    if not any(
+        isinstance(t, dict) and (t.get("key"), t.get("effect")) == tuple(NOT_READY_TAINT.values())
+        for t in taints
+    ):
+        spec["taints"] = [*taints, dict(NOT_READY_TAINT)]
+
+
 def admit_priority(
     store: Store, rt: ResourceType, obj: dict[str, Any], gates: frozenset[str]
 ) -> None:
-    """Resolve ``spec.priority`` (and ``spec.preemptionPolicy``) of a new group object."""
-    spec = obj.get("spec")
-    if rt.group != SCHEDULING or rt.kind not in _GROUP_KINDS or not isinstance(spec, dict):
+    """Mutating admission of a new object: priorities of Pods and groups, a new Node's taint."""
+    if (rt.group, rt.kind) == ("", "Node"):
+        _admit_node(obj)
         return
-    name = spec.get("priorityClassName")
-    chosen: dict[str, Any] | None = None
-    if isinstance(name, str) and name:
-        chosen = next((c for c in _classes(store) if c["metadata"]["name"] == name), None)
-        if chosen is None:
-            raise errors.APIStatusError(
-                errors.status_body(
-                    403,
-                    "Forbidden",
-                    f'{rt.qualified} "{obj["metadata"].get("name", "")}" is forbidden: '
-                    f"no PriorityClass with name {name} was found",
-                    {"name": obj["metadata"].get("name", ""), "group": rt.group, "kind": rt.plural},
-                )
-            )
-    else:
-        chosen = next((c for c in _classes(store) if c.get("globalDefault") is True), None)
-    value = chosen.get("value") if chosen else 0
-    spec["priority"] = value if isinstance(value, int) else 0
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return
+    if (rt.group, rt.kind) == ("", "Pod"):
+        _admit_pod(store, rt, obj, spec)
+        return
+    if rt.group != SCHEDULING or rt.kind not in _GROUP_KINDS:
+        return
+    _, priority, policy = _resolve(store, rt, obj, spec.get("priorityClassName"))
+    spec["priority"] = priority
     if "PodGroupPreemptionPolicy" in gates and "preemptionPolicy" not in spec:
-        policy = chosen.get("preemptionPolicy") if chosen else None
-        spec["preemptionPolicy"] = policy if isinstance(policy, str) and policy else _PREEMPT
+        spec["preemptionPolicy"] = policy

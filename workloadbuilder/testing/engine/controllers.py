@@ -1,6 +1,9 @@
 """The controllers the test server stands in for, run after every write: the garbage
-collector (background, foreground and orphan deletion), PodGroup protection, and the
-namespace controller. Each reads the store's indexes, never a scan of every object."""
+collector (background, foreground and orphan deletion), PodGroup protection, the
+namespace controller, and the node lifecycle controller's untainting (a Node whose ``Ready``
+condition is True loses the ``node.kubernetes.io/not-ready:NoSchedule`` taint admission gave
+it, written as manager ``node-lifecycle-controller``). Each reads the store's indexes, never a
+scan of every object."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from workloadbuilder.testing import rules
 from workloadbuilder.testing.apply import managed
 from workloadbuilder.testing.apply.merge import copy_json
 from workloadbuilder.testing.common.resources import ResourceType
+from workloadbuilder.testing.engine.admission import NOT_READY_TAINT
 from workloadbuilder.testing.engine.objects import (
     NAMESPACES,
     POD_GROUPS,
@@ -25,7 +29,30 @@ from workloadbuilder.testing.store.store import GroupResource, Store, Stored
 _BY_UID = "uid"
 _BY_OWNER = "owner-uid"
 _BY_POD_GROUP = "pod-group"
+_BY_READY_TAINTED = "ready-not-ready-tainted"
 _FINISHED = ("Succeeded", "Failed")
+_NODES: GroupResource = ("", "nodes")
+
+
+def _not_ready_taint(taint: Any) -> bool:
+    return isinstance(taint, dict) and (taint.get("key"), taint.get("effect")) == (
+        NOT_READY_TAINT["key"],
+        NOT_READY_TAINT["effect"],
+    )
+
+
+def _ready_tainted_keys(resource: GroupResource, obj: dict[str, Any]) -> Iterable[Hashable]:
+    """A Ready Node that still has the not-ready taint: the node lifecycle stand-in's work."""
+    if resource != _NODES:
+        return ()
+    conditions = (obj.get("status") or {}).get("conditions") or []
+    ready = any(
+        isinstance(c, dict) and c.get("type") == "Ready" and c.get("status") == "True"
+        for c in conditions
+    )
+    taints = (obj.get("spec") or {}).get("taints")
+    tainted = isinstance(taints, list) and any(_not_ready_taint(t) for t in taints)
+    return (True,) if ready and tainted else ()
 
 
 def _uid_keys(resource: GroupResource, obj: dict[str, Any]) -> Iterable[Hashable]:
@@ -64,16 +91,20 @@ class Controllers:
         store.add_index(_BY_UID, _uid_keys)
         store.add_index(_BY_OWNER, _owner_keys)
         store.add_index(_BY_POD_GROUP, _pod_group_keys)
+        store.add_index(_BY_READY_TAINTED, _ready_tainted_keys)
 
     def finish_deletions(self) -> None:
-        """Run PodGroup protection, the garbage collector's foreground deletion and the
-        namespace controller until none of them changes anything."""
+        """Run PodGroup protection, the garbage collector's foreground deletion, the
+        namespace controller and the node untainting until none of them changes anything."""
         if self._running:
             return
         self._running = True
         try:
             while (
-                self._release_pod_groups() or self._finish_foreground() or self._finish_namespaces()
+                self._release_pod_groups()
+                or self._finish_foreground()
+                or self._finish_namespaces()
+                or self._untaint_ready_node()
             ):
                 pass
         finally:
@@ -147,6 +178,31 @@ class Controllers:
                 f for f in obj["spec"].get("finalizers") or [] if f != "kubernetes"
             ]
             self.verbs.persist(self.verbs.any_version(NAMESPACES), Stored(obj, stored.entries))
+            return True
+        return False
+
+    def _untaint_ready_node(self) -> bool:
+        """The node lifecycle controller: a Ready Node loses the not-ready taint."""
+        for _, found in self.store.indexed(_BY_READY_TAINTED, True):
+            stored = self.store.get(_NODES, ("", found.obj["metadata"]["name"]))
+            if stored is None:
+                continue
+            obj = copy_json(stored.obj)
+            remaining = [t for t in obj["spec"]["taints"] if not _not_ready_taint(t)]
+            if remaining:
+                obj["spec"]["taints"] = remaining
+            else:
+                obj["spec"].pop("taints")
+            entries = managed.record_update(
+                stored.entries,
+                ("node-lifecycle-controller", "Update", ""),
+                obj["apiVersion"],
+                managed.tracked_view(stored.obj, "main"),
+                managed.tracked_view(obj, "main"),
+                now(),
+            )
+            obj["metadata"]["managedFields"] = managed.render(entries)
+            self.verbs.persist(self.verbs.any_version(_NODES), Stored(obj, entries))
             return True
         return False
 

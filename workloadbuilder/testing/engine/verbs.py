@@ -18,7 +18,7 @@ from workloadbuilder.testing.apply.merge import (
 )
 from workloadbuilder.testing.common import errors
 from workloadbuilder.testing.common.resources import Registry, ResourceType
-from workloadbuilder.testing.engine import checks
+from workloadbuilder.testing.engine import checks, grace
 from workloadbuilder.testing.engine.admission import admit_priority
 from workloadbuilder.testing.engine.controllers import Controllers
 from workloadbuilder.testing.engine.objects import (
@@ -225,8 +225,8 @@ class Engine:
             raise errors.already_exists(rt, name)
         warnings = self._check_fields(rt, obj, opts, apply=False)
         stamp = fresh_metadata(meta)
-        if rt.status:
-            obj.pop("status", None)
+        if rt.status and (rt.group, rt.kind) != ("", "Node"):
+            obj.pop("status", None)  # a Node keeps the status it is created with (observed)
         rules.apply_defaults(rt.group, rt.kind, obj, creating=True)
         entries = managed.record_update(
             {},
@@ -447,7 +447,11 @@ class Engine:
         meta = stored.obj["metadata"]
         meta["resourceVersion"] = str(self.store.next_rv())
         key = self._name(rt, meta.get("namespace"), meta["name"])
-        if meta.get("deletionTimestamp") and not finalizers_pending(stored.obj):
+        if (
+            meta.get("deletionTimestamp")
+            and not finalizers_pending(stored.obj)
+            and not meta.get("deletionGracePeriodSeconds")  # a pod terminating gracefully stays
+        ):
             self._remove(resource_of(rt), key, stored)
             self.controllers.collect_dependents(meta["uid"], "Background")
         else:
@@ -465,9 +469,11 @@ class Engine:
         dry_run: bool = False,
         *,
         preconditions: dict[str, Any] | None = None,
+        grace_period: int | None = None,
     ) -> Result:
-        """DELETE with ``propagationPolicy`` (Background by default), finalizers and
-        ``preconditions`` (``uid``, ``resourceVersion``: a 409 unless the live object has them).
+        """DELETE with ``propagationPolicy`` (Background by default), finalizers,
+        ``preconditions`` (``uid``, ``resourceVersion``: a 409 unless the live object has them)
+        and, for pods, a grace period (:mod:`.grace`).
         """
         if propagation not in (None, "Background", "Foreground", "Orphan"):
             raise errors.bad_request(
@@ -481,17 +487,46 @@ class Engine:
         if policy == "Foreground" and FOREGROUND not in (obj["metadata"].get("finalizers") or []):
             # The owner stays, marked, until the garbage collector has removed its dependents.
             obj["metadata"]["finalizers"] = [*(obj["metadata"].get("finalizers") or []), FOREGROUND]
+        period = grace.grace_of(obj, grace_period) if grace.is_pod(rt) else None
+        if period:
+            return self._terminate(rt, stored, obj, policy, period, dry_run)
+        if period == 0:
+            grace.mark(obj, 0)  # the answer shows the deletion, though the pod goes at once
         if finalizers_pending(obj):
             result = self._mark_deleting(rt, stored, obj, policy, dry_run)
             if not dry_run:
                 self.controllers.finish_deletions()
             return result
         if not dry_run:
-            obj = self.as_served(rt, self._remove_now(rt, stored, policy))
+            final = self.as_served(rt, self._remove_now(rt, stored, policy))
+            if period == 0:
+                final = {**obj, "metadata": {**obj["metadata"], **_rv(final)}}
+            obj = final
             self.controllers.finish_deletions()
         if rt.return_deleted_object:
             return Result(200, obj)
         return Result(200, deleted_status(rt, name, obj["metadata"]["uid"]))
+
+    def _terminate(
+        self,
+        rt: ResourceType,
+        stored: Stored,
+        obj: dict[str, Any],
+        policy: str,
+        period: int,
+        dry_run: bool,
+    ) -> Result:
+        """A pod deleted gracefully: marked, it stays until its grace is cut to 0."""
+        if not grace.mark(obj, period) or dry_run:
+            return Result(200, obj)
+        meta = obj["metadata"]
+        meta["resourceVersion"] = str(self.store.next_rv())
+        key = self._name(rt, meta.get("namespace"), meta["name"])
+        self.store.put(resource_of(rt), key, Stored(obj, stored.entries))
+        if policy != "Background":
+            self.controllers.collect_dependents(meta["uid"], policy)
+        self.controllers.finish_deletions()
+        return Result(200, copy_json(obj))
 
     def _mark_deleting(
         self, rt: ResourceType, stored: Stored, obj: dict[str, Any], policy: str, dry_run: bool
@@ -534,3 +569,7 @@ class Engine:
         final["metadata"]["resourceVersion"] = str(self.store.next_rv())
         self.store.remove(resource, key, final)
         return final
+
+
+def _rv(obj: dict[str, Any]) -> dict[str, Any]:
+    return {"resourceVersion": obj["metadata"]["resourceVersion"]}

@@ -348,9 +348,17 @@ class FakeAPIServer:
         name: str,
         *,
         propagation_policy: str | None = None,
+        grace_period_seconds: int | None = None,
     ) -> None:
-        """Delete as a DELETE would (finalizers and garbage collection included)."""
-        self._engine.delete(self._rt(group, version, plural), namespace, name, propagation_policy)
+        """Delete as a DELETE would (finalizers, garbage collection and a pod's grace period
+        included: a bound pod stays Terminating unless the grace is 0)."""
+        self._engine.delete(
+            self._rt(group, version, plural),
+            namespace,
+            name,
+            propagation_policy,
+            grace_period=grace_period_seconds,
+        )
 
 
 def _copy(obj: dict[str, Any]) -> dict[str, Any]:

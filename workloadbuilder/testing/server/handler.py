@@ -18,6 +18,7 @@ from multidict import CIMultiDict, MultiMapping
 from workloadbuilder.testing.common import errors
 from workloadbuilder.testing.common.resources import Registry, ResourceType
 from workloadbuilder.testing.engine import decoding, object_types
+from workloadbuilder.testing.engine.binding import bind
 from workloadbuilder.testing.engine.verbs import Engine, Result, WriteOptions
 from workloadbuilder.testing.rules.errors import go_quote, invalid, not_supported
 from workloadbuilder.testing.rules.field_labels import field_label_error
@@ -270,7 +271,8 @@ class HTTPHandler:
             raise errors.path_not_found()
         name = rest[1] if len(rest) > 1 else None
         sub = rest[2] if len(rest) > 2 else ""
-        if (sub and (sub != "status" or not rt.status)) or (
+        binding = sub == "binding" and (rt.group, rt.plural) == ("", "pods")
+        if (sub and not binding and (sub != "status" or not rt.status)) or (
             rt.namespaced and name and namespace is None
         ):
             raise errors.path_not_found()
@@ -321,6 +323,12 @@ class HTTPHandler:
                 return self._delete_collection(target, query, body)
             return _reply(self._delete(target, query, body))
         opts = self._options(request)
+        if target.subresource == "binding":
+            if method != "POST" or target.name is None:
+                raise errors.method_not_allowed(method)
+            return _reply(
+                bind(self.engine, target.rt, target.namespace, target.name, body, opts.dry_run)
+            )
         if method == "POST" and target.name is None:
             return _reply(self.engine.create(target.rt, target.namespace, body, opts))
         if method == "PUT" and target.name is not None:
@@ -383,6 +391,7 @@ class HTTPHandler:
             policy,
             dry,
             preconditions=preconditions,
+            grace_period=options.get("gracePeriodSeconds"),
         )
 
     def _delete_collection(

@@ -57,6 +57,22 @@ class Group:
         return int(gang.get("minGroupCount" if self.kind == COMPOSITE else "minCount") or 1)
 
     @property
+    def priority(self) -> int:
+        """``spec.priority`` as admission resolved it (0 when unset)."""
+        value = self.spec.get("priority")
+        return value if isinstance(value, int) else 0
+
+    @property
+    def preempts(self) -> bool:
+        """Whether the group may preempt (``spec.preemptionPolicy`` is not ``Never``)."""
+        return self.spec.get("preemptionPolicy") != "Never"
+
+    @property
+    def disrupts_all(self) -> bool:
+        """``disruptionMode: {all: {}}``: the group's pods are evicted together."""
+        return "all" in (self.spec.get("disruptionMode") or {})
+
+    @property
     def topology_key(self) -> str | None:
         """The label key of the group's topology constraint, if any."""
         topology = (self.spec.get("schedulingConstraints") or {}).get("topology") or []

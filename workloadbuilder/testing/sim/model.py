@@ -20,14 +20,19 @@ def _default_allocatable() -> Mapping[str, str]:
 
 @dataclass(frozen=True)
 class SimNode:
-    """A simulated node: allocatable resources (quantities) and labels.
+    """A node as the simulated scheduler sees it: allocatable resources (quantities), labels,
+    taints and ``spec.unschedulable``.
 
-    ``kubernetes.io/hostname`` is implied (the node name) unless given in ``labels``.
+    ``kubernetes.io/hostname`` is implied (the node name) unless given in ``labels``. As a
+    shorthand, a ``SimNode`` given to the simulator becomes a Node object in the server
+    (:meth:`to_object`); the simulator schedules onto the Node objects it reads back.
     """
 
     name: str
     allocatable: Mapping[str, str | int] = field(default_factory=_default_allocatable)
     labels: Mapping[str, str] = field(default_factory=dict)
+    taints: tuple[Mapping[str, str], ...] = ()
+    unschedulable: bool = False
 
     def __post_init__(self) -> None:
         for resource, quantity in self.allocatable.items():
@@ -45,6 +50,48 @@ class SimNode:
         if key == HOSTNAME_LABEL:
             return self.labels.get(key, self.name)
         return self.labels.get(key)
+
+    def to_object(self) -> dict[str, Any]:
+        """The Node object this shorthand stands for: Ready, with its allocatable as capacity."""
+        allocatable = {r: str(q) for r, q in self.allocatable.items()}
+        spec: dict[str, Any] = {}
+        if self.taints:
+            spec["taints"] = [dict(t) for t in self.taints]
+        if self.unschedulable:
+            spec["unschedulable"] = True
+        return {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": self.name, "labels": {HOSTNAME_LABEL: self.name, **self.labels}},
+            "spec": spec,
+            "status": {
+                "capacity": allocatable,
+                "allocatable": allocatable,
+                "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}],
+            },
+        }
+
+    @classmethod
+    def from_object(cls, node: Mapping[str, Any]) -> SimNode:
+        """Read a Node object; ``ValueError`` says why the scheduler cannot use it."""
+        meta, spec = node.get("metadata") or {}, node.get("spec") or {}
+        name = meta.get("name")
+        if not isinstance(name, str) or not name:
+            raise ValueError("the node has no metadata.name")
+        allocatable = (node.get("status") or {}).get("allocatable")
+        if not isinstance(allocatable, Mapping) or not allocatable:
+            raise ValueError(f"node {name!r} has no status.allocatable")
+        labels = meta.get("labels") or {}
+        taints = spec.get("taints") or []
+        if not isinstance(labels, Mapping) or not isinstance(taints, list):
+            raise ValueError(f"node {name!r}: labels or taints are not readable")
+        return cls(
+            name,
+            allocatable=dict(allocatable),
+            labels={str(k): str(v) for k, v in labels.items()},
+            taints=tuple(t for t in taints if isinstance(t, Mapping)),
+            unschedulable=spec.get("unschedulable") is True,
+        )
 
 
 def _container_requests(container: Mapping[str, Any]) -> Resources:
@@ -84,6 +131,17 @@ class PodInfo:
     group: str | None
     uid: str = ""
     scheduled: tuple[str, str, str] | None = None  # PodScheduled (status, reason, message)
+    priority: int = 0
+    preempts: bool = True  # preemptionPolicy is not Never
+    tolerations: tuple[Mapping[str, Any], ...] = ()
+    deleting: str | None = None  # metadata.deletionTimestamp: terminating, still on its node
+    nominated: str | None = None  # status.nominatedNodeName
+    created: str = ""  # metadata.creationTimestamp
+
+    @property
+    def order(self) -> tuple[str, str]:
+        """When the pod was created (then its name): the simulator's stand-in for start time."""
+        return (self.created, self.name)
 
     @property
     def key(self) -> str:
@@ -99,8 +157,10 @@ class PodInfo:
             requests = pod_requests(pod)
         except ValueError as err:
             raise ValueError(f"pod {namespace}/{name}: {err}") from None
-        conditions = (pod.get("status") or {}).get("conditions") or []
+        status = pod.get("status") or {}
+        conditions = status.get("conditions") or []
         scheduled = next((c for c in conditions if c.get("type") == "PodScheduled"), None)
+        priority = spec.get("priority")
         return cls(
             namespace=namespace,
             name=name,
@@ -114,15 +174,44 @@ class PodInfo:
                 if scheduled is None
                 else (scheduled.get("status"), scheduled.get("reason"), scheduled.get("message"))
             ),
+            priority=priority if isinstance(priority, int) else 0,
+            preempts=spec.get("preemptionPolicy") != "Never",
+            tolerations=tuple(t for t in spec.get("tolerations") or [] if isinstance(t, Mapping)),
+            deleting=meta.get("deletionTimestamp") or None,
+            nominated=status.get("nominatedNodeName") or None,
+            created=str(meta.get("creationTimestamp") or ""),
         )
 
 
 def is_active(pod: Mapping[str, Any]) -> bool:
-    """A pod that holds (or waits for) a node: not terminal and not being deleted."""
-    phase = (pod.get("status") or {}).get("phase")
-    return phase not in _TERMINAL_PHASES and not (pod.get("metadata") or {}).get(
-        "deletionTimestamp"
-    )
+    """A pod that holds (or waits for) a node: not terminal. A terminating pod (one with a
+    ``deletionTimestamp``) still holds its node until it is gone."""
+    return (pod.get("status") or {}).get("phase") not in _TERMINAL_PHASES
+
+
+def tolerates(tolerations: Sequence[Mapping[str, Any]], taint: Mapping[str, Any]) -> bool:
+    """Whether a toleration matches the taint (``ToleratesTaint`` of core/v1 helpers)."""
+    for t in tolerations:
+        if t.get("effect") and t.get("effect") != taint.get("effect"):
+            continue
+        if t.get("key") and t.get("key") != taint.get("key"):
+            continue
+        if t.get("operator") == "Exists":
+            return True
+        if t.get("key") and (t.get("value") or "") == (taint.get("value") or ""):
+            return True
+    return False
+
+
+UNRESOLVABLE = frozenset(
+    {
+        "node(s) were unschedulable",
+        "node(s) had untolerated taint(s)",
+        "node(s) didn't match Pod's node affinity/selector",
+    }
+)
+"""Filter failures that evicting pods cannot fix: preemption is not helpful there."""
+_UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
 
 
 @dataclass
@@ -153,12 +242,32 @@ class Cluster:
             if r in free:
                 free[r] -= q
 
+    def give(self, node: str, requests: Resources) -> None:
+        """Release ``requests`` on ``node`` (a pod that leaves it)."""
+        free = self.free.get(node)
+        if free is None:
+            return
+        for r, q in requests.items():
+            if r in free:
+                free[r] += q
+
     def fits(self, node: SimNode, pod: PodInfo) -> bool:
         """Whether ``pod`` matches the node's labels and fits its free capacity."""
         return not self.misfit(node, pod)
 
     def misfit(self, node: SimNode, pod: PodInfo) -> list[str]:
-        """Why ``pod`` does not fit ``node``, as the scheduler's filters say it (none: it fits)."""
+        """Why ``pod`` does not fit ``node``, as the scheduler's filters say it (none: it fits).
+
+        The filters run in the scheduler's order and the first that fails speaks:
+        NodeUnschedulable, TaintToleration, NodeAffinity, then NodeResourcesFit.
+        """
+        if node.unschedulable and not tolerates(pod.tolerations, _UNSCHEDULABLE_TAINT):
+            return ["node(s) were unschedulable"]
+        if any(
+            t.get("effect") in ("NoSchedule", "NoExecute") and not tolerates(pod.tolerations, t)
+            for t in node.taints
+        ):
+            return ["node(s) had untolerated taint(s)"]
         if any(node.label(k) != v for k, v in pod.node_selector.items()):
             return ["node(s) didn't match Pod's node affinity/selector"]
         free = self.free[node.name]

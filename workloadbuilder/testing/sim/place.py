@@ -2,9 +2,15 @@
 
 Rules (a model of the 1.37 kube-scheduler with its gang plugin):
 
-* Units are scheduled in ``(namespace, name)`` order: plain pods, standalone PodGroups and
-  root CompositePodGroups. Pods are placed first-fit over nodes sorted by name, in pod name
-  order; topology domains are tried in label-value order. No backtracking, no preemption.
+* Units are scheduled by priority (highest first, as the scheduling queue sorts), then in
+  ``(namespace, name)`` order: plain pods, standalone PodGroups and root CompositePodGroups.
+  Pods are placed first-fit over nodes sorted by name, in pod name order (a plain pod tries its
+  ``nominatedNodeName`` first); topology domains (placements) are tried in label-value order.
+  No backtracking. A terminating pod still holds its node.
+* A unit that does not fit preempts lower-priority pods as :mod:`.preempt` chooses them; the
+  victims are listed in the plan for the simulator to evict. A plain preemptor is nominated to
+  the victims' node. Gangs with a topology constraint, composites and basic groups do not
+  preempt (as the real scheduler: "not supported for pod groups with scheduling constraints").
 * A gang waits (nothing is written) until enough members exist: ``minCount`` pods, or
   ``minGroupCount`` child groups that could each proceed. Then it binds only if the
   threshold is met by placements made together; otherwise its condition becomes False
@@ -19,7 +25,9 @@ What is written follows a real kube-scheduler (see ``docs/testing.md``): nothing
 waits for its members; ``PodScheduled=False``/``Unschedulable`` on every pending member that
 was tried (members that had a place get the gang plugin's "waiting for minCount" message,
 the others the node-fit message ``0/N nodes are available: ...``) and a ``FailedScheduling``
-event when that message changes; a PodGroup condition with the "placements" message; on
+event when that message changes (a gang with a topology constraint writes each placement's
+messages in turn, as the real scheduler's retries do); a PodGroup condition with the
+"placements" message; on
 success ``PodScheduled=True`` without reason, a ``Scheduled`` event and an empty group message.
 """
 
@@ -30,7 +38,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from .groups import COMPOSITE, CONDITION_TYPES, Group, build_forest
+from . import preempt
+from .groups import COMPOSITE, CONDITION_TYPES, POD_GROUP, Group, build_forest
 from .model import Cluster, PodInfo, SimNode, is_active
 
 SCHEDULED = "Scheduled"
@@ -49,6 +58,10 @@ PLACEMENT_PREEMPTION: Final = (
     " scheduling limitation"
 )
 NO_VICTIMS: Final = "No preemption victims found for incoming preemptor"
+NO_CLAIMS: Final = "no new claims to deallocate, "
+GROUP_PREEMPTING: Final = (
+    "0/1 placements are available, first placement status: pod group is unschedulable"
+)
 CONSTRAINED: Final = (
     "workload aware preemption is not supported for pod groups with scheduling constraints"
 )
@@ -79,6 +92,18 @@ class ConditionChange:
     generation: int = 0
 
 
+@dataclass(frozen=True)
+class Preemption:
+    """Victims to evict for a preemptor: a plain pod (nominated to ``node``) or a PodGroup."""
+
+    kind: str  # "Pod" or "PodGroup"
+    namespace: str
+    name: str
+    uid: str
+    victims: tuple[PodInfo, ...]
+    node: str | None = None
+
+
 @dataclass
 class Plan:
     """The outcome of one pass: binds (in order), condition changes, and why pods wait."""
@@ -86,7 +111,19 @@ class Plan:
     binds: dict[str, str] = field(default_factory=dict)  # pod key -> node
     conditions: list[ConditionChange] = field(default_factory=list)
     pending: dict[str, str] = field(default_factory=dict)  # pod key -> reason
-    unschedulable: dict[str, PodWrite] = field(default_factory=dict)  # pod key -> write
+    # pod key -> the PodScheduled writes of this pass, in order (placements tried in turn)
+    unschedulable: dict[str, list[PodWrite]] = field(default_factory=dict)
+    preemptions: list[Preemption] = field(default_factory=list)
+    nominations: dict[str, str] = field(default_factory=dict)  # pod key -> nominated node
+
+
+@dataclass
+class _Context:
+    """What preemption needs: the pods on nodes, their groups, the victims already chosen."""
+
+    occupying: list[PodInfo]
+    group_of: dict[str, Group]
+    claimed: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -120,8 +157,10 @@ def plan(
             except ValueError as err:  # a stored pod the simulator cannot read: it waits
                 meta = obj.get("metadata") or {}
                 result.pending[f"{meta.get('namespace', 'default')}/{meta.get('name')}"] = str(err)
-    cluster = Cluster.build(nodes, [p for p in active if p.node])
-    forest = build_forest(pod_groups, composites, active)
+    occupying = [p for p in active if p.node]
+    cluster = Cluster.build(nodes, occupying)
+    forest = build_forest(pod_groups, composites, [p for p in active if not p.deleting])
+    context = _Context(occupying, _owners(forest.roots, occupying))
     for group, message in forest.invalid:
         _change(result, group, "False", INVALID, message)
     for group, reason in forest.blocked:
@@ -130,30 +169,51 @@ def plan(
     for pod in forest.unowned:
         if pod.node is None:
             result.pending[pod.key] = f"pod group {pod.namespace}/{pod.group} not found"
-    units: list[tuple[tuple[str, str, int], Group | PodInfo]] = [
-        ((p.namespace, p.name, 0), p) for p in active if p.node is None and p.group is None
+    units: list[tuple[tuple[int, str, str, int], Group | PodInfo]] = [
+        ((-p.priority, p.namespace, p.name, 0), p)
+        for p in active
+        if p.node is None and p.group is None and not p.deleting
     ]
-    units += [((g.namespace, g.name, 1), g) for g in forest.roots]
+    units += [((-g.priority, g.namespace, g.name, 1), g) for g in forest.roots]
     for _, unit in sorted(units, key=lambda u: u[0]):
         if isinstance(unit, PodInfo):
-            cluster = _plain(unit, cluster, result)
+            cluster = _plain(unit, cluster, result, context)
         else:
-            cluster = _schedule_root(unit, cluster, result)
+            cluster = _schedule_root(unit, cluster, result, context)
     return result
 
 
-def _plain(pod: PodInfo, cluster: Cluster, result: Plan) -> Cluster:
-    node = cluster.first_fit(pod, cluster.nodes)
-    if node is None:
-        result.pending[pod.key] = NO_FIT
-        n = len(cluster.nodes)
-        plain = (
-            f"preemption: 0/{n} nodes are available: {n} Preemption is not helpful for scheduling."
-        )
-        _unschedulable(result, pod, f"{nodes_message(cluster, pod, cluster.nodes)} {plain}")
+def _owners(roots: Sequence[Group], pods: Sequence[PodInfo]) -> dict[str, Group]:
+    """The PodGroup of each pod on a node (terminating members included)."""
+    by_name = {(g.namespace, g.name): g for r in roots for g in r.walk() if g.kind == POD_GROUP}
+    owners = {}
+    for pod in pods:
+        owner = by_name.get((pod.namespace, pod.group or ""))
+        if owner is not None:
+            owners[pod.key] = owner
+    return owners
+
+
+def _plain(pod: PodInfo, cluster: Cluster, result: Plan, context: _Context) -> Cluster:
+    nominated = [n for n in cluster.nodes if n.name == pod.nominated]
+    node = cluster.first_fit(pod, nominated) or cluster.first_fit(pod, cluster.nodes)
+    if node is not None:
+        cluster.take(node, pod.requests)
+        result.binds[pod.key] = node
         return cluster
-    cluster.take(node, pod.requests)
-    result.binds[pod.key] = node
+    result.pending[pod.key] = NO_FIT
+    fit = nodes_message(cluster, pod, cluster.nodes)
+    choice = preempt.for_pod(pod, cluster, context.occupying, context.claimed)
+    if isinstance(choice, str):
+        _unschedulable(result, pod, f"{fit} {NO_CLAIMS}preemption: {choice}")
+        return cluster
+    _unschedulable(result, pod, fit)  # the first attempt, which preempts, has no suffix
+    result.nominations[pod.key] = choice.node
+    context.claimed.update(v.key for v in choice.victims)
+    if choice.victims:
+        result.preemptions.append(
+            Preemption("Pod", pod.namespace, pod.name, pod.uid, choice.victims, choice.node)
+        )
     return cluster
 
 
@@ -227,17 +287,23 @@ def _satisfy(
     return _Shortfall(best, need, best_domain if g.topology_key else None, len(domains))
 
 
-def _schedule_root(root: Group, cluster: Cluster, result: Plan) -> Cluster:
+def _schedule_root(root: Group, cluster: Cluster, result: Plan, context: _Context) -> Cluster:
     ready, waiting = _ready(root, True)
     if not ready:
         _pend(root, result, waiting)
         return cluster
     outcome = _satisfy(root, cluster, cluster.nodes, True)
     if isinstance(outcome, _Shortfall):
-        message = _shortfall_message(root, outcome)
+        victims = _group_victims(root, cluster, context)
+        message = GROUP_PREEMPTING if victims is not None else _shortfall_message(root, outcome)
         _change(result, root, "False", UNSCHEDULABLE, message)
         _pend(root, result, f"{UNSCHEDULABLE}: {message}")
-        _tried(root, cluster, outcome, result)
+        _tried(root, cluster, result)
+        new = tuple(v for v in victims or () if not v.deleting)
+        context.claimed.update(v.key for v in victims or ())
+        if new:
+            uid = str((root.obj.get("metadata") or {}).get("uid") or "")
+            result.preemptions.append(Preemption(POD_GROUP, root.namespace, root.name, uid, new))
         return cluster
     for pod, node in outcome.binds:
         result.binds[pod.key] = node
@@ -254,6 +320,20 @@ def _schedule_root(root: Group, cluster: Cluster, result: Plan) -> Cluster:
     return outcome.cluster
 
 
+def _group_victims(root: Group, cluster: Cluster, context: _Context) -> list[PodInfo] | None:
+    """Workload-aware preemption for a gang PodGroup without topology constraints."""
+    if root.kind != POD_GROUP or root.threshold is None or root.topology_key is not None:
+        return None
+    free = [p for p in context.occupying if p.key not in context.claimed or p.deleting]
+    return preempt.for_group(
+        root,
+        cluster,
+        free,
+        context.group_of,
+        lambda trial: isinstance(_satisfy(root, trial, trial.nodes, True), _Placement),
+    )
+
+
 def nodes_message(cluster: Cluster, pod: PodInfo, candidates: Sequence[SimNode]) -> str:
     """The scheduler's fit error: ``0/N nodes are available: <count> <reason>, ....``"""
     reasons: Counter[str] = Counter()
@@ -265,23 +345,31 @@ def nodes_message(cluster: Cluster, pod: PodInfo, candidates: Sequence[SimNode])
 
 def _unschedulable(result: Plan, pod: PodInfo, message: str) -> None:
     """``PodScheduled=False``/``Unschedulable`` with ``message``; an event if it changed."""
-    changed = pod.scheduled != ("False", UNSCHEDULABLE, message)
-    result.unschedulable[pod.key] = PodWrite("False", UNSCHEDULABLE, message, changed)
+    writes = result.unschedulable.setdefault(pod.key, [])
+    before = (writes[-1].status, writes[-1].reason, writes[-1].message) if writes else pod.scheduled
+    writes.append(
+        PodWrite("False", UNSCHEDULABLE, message, before != ("False", UNSCHEDULABLE, message))
+    )
 
 
-def _tried(root: Group, cluster: Cluster, shortfall: _Shortfall, result: Plan) -> None:
-    """Every pending member of a gang that was tried: waiting (it had a place) or misfit."""
-    trial = cluster.copy()
-    candidates = shortfall.domain if shortfall.domain is not None else cluster.nodes
-    suffix = PLACEMENT_PREEMPTION if shortfall.domain is not None else GANG_PREEMPTION
-    for g in root.walk():
-        for pod in g.pending:
-            node = trial.first_fit(pod, candidates)
-            if node is not None:
-                trial.take(node, pod.requests)
-                _unschedulable(result, pod, WAITING_FOR_GANG)
-            else:
-                _unschedulable(result, pod, f"{nodes_message(trial, pod, candidates)} {suffix}")
+def _tried(root: Group, cluster: Cluster, result: Plan) -> None:
+    """Every pending member of a gang that was tried: waiting (it had a place) or misfit.
+
+    With a topology constraint each placement is tried in turn, and each writes its outcome.
+    """
+    placements = _domains(root, cluster.nodes) if root.topology_key else [list(cluster.nodes)]
+    suffix = PLACEMENT_PREEMPTION if root.topology_key else GANG_PREEMPTION
+    for candidates in placements:
+        trial = cluster.copy()
+        for g in root.walk():
+            for pod in g.pending:
+                node = trial.first_fit(pod, candidates)
+                if node is not None:
+                    trial.take(node, pod.requests)
+                    _unschedulable(result, pod, WAITING_FOR_GANG)
+                else:
+                    message = nodes_message(trial, pod, candidates)
+                    _unschedulable(result, pod, f"{message} {suffix}")
 
 
 def _progressed(g: Group, satisfied: set[int], result: Plan) -> bool:
