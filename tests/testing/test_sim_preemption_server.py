@@ -5,12 +5,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import signal
+import sys
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
+import yaml
 
 from workloadbuilder.testing import FakeAPIServer, GangSimulator, SimNode
 
@@ -267,3 +272,66 @@ async def test_default_nodes_are_created_on_an_empty_server(server: FakeAPIServe
     nodes = server.list_objects("", "v1", "nodes", None)
     assert [n["metadata"]["name"] for n in nodes] == ["node-0", "node-1", "node-2", "node-3"]
     assert all(n["status"]["allocatable"]["cpu"] == "8" for n in nodes)
+
+
+# -- python -m workloadbuilder.testing --nodes --------------------------------------------
+
+
+async def test_python_m_serves_the_nodes_of_a_file(tmp_path: Path) -> None:
+    nodes = tmp_path / "nodes.yaml"
+    shorthand = [{"name": "gpu-0", "allocatable": {"cpu": "4"}, "labels": {"pool": "gpu"}}]
+    node_object = SimNode("cpu-0", {"cpu": "2"}).to_object()
+    nodes.write_text(yaml.safe_dump_all([shorthand, node_object]))
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "workloadbuilder.testing",
+        "--simulate",
+        "--nodes",
+        str(nodes),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert proc.stdout is not None
+        path = Path((await asyncio.wait_for(proc.stdout.readline(), 30)).decode().strip())
+        url = yaml.safe_load(path.read_text())["clusters"][0]["cluster"]["server"]
+        async with aiohttp.ClientSession() as session, session.get(url + "/api/v1/nodes") as resp:
+            listed = await resp.json()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert await asyncio.wait_for(proc.wait(), 30) == 0
+    by_name = {n["metadata"]["name"]: n for n in listed["items"]}
+    assert set(by_name) == {"gpu-0", "cpu-0"}
+    assert by_name["gpu-0"]["metadata"]["labels"]["pool"] == "gpu"
+    assert by_name["gpu-0"]["status"]["allocatable"] == {"cpu": "4"}
+
+
+async def test_python_m_refuses_an_unreadable_nodes_file(tmp_path: Path) -> None:
+    nodes = tmp_path / "nodes.yaml"
+    nodes.write_text("- {allocatable: {cpu: 2}}\n")
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "workloadbuilder.testing",
+        "--nodes",
+        str(nodes),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    _, err = await asyncio.wait_for(proc.communicate(), 30)
+    assert proc.returncode == 2
+    assert "[0]: each node needs a name" in err.decode()
+    assert "Traceback" not in err.decode()
+
+
+# -- the gang_simulator fixture -------------------------------------------------------------
+
+
+@pytest.mark.gang_simulator(nodes=[SimNode("only", {"cpu": "1"})])
+async def test_the_fixture_takes_nodes(
+    gang_simulator: GangSimulator, fake_apiserver: FakeAPIServer
+) -> None:
+    await gang_simulator.step()
+    names = [n["metadata"]["name"] for n in fake_apiserver.list_objects("", "v1", "nodes", None)]
+    assert names == ["only"]

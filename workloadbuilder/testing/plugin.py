@@ -3,7 +3,8 @@
 ``fake_apiserver`` is a started :class:`~workloadbuilder.testing.FakeAPIServer`, stopped after
 the test. Configure it per test with the marker
 ``@pytest.mark.fake_apiserver(feature_gates={"GenericWorkload": False})`` (any keyword of
-``FakeAPIServer``). ``gang_simulator`` is a ``GangSimulator`` on that server.
+``FakeAPIServer``). ``gang_simulator`` is a ``GangSimulator`` on that server; give it nodes
+with ``@pytest.mark.gang_simulator(nodes=[SimNode("n0", {"cpu": "2"})])``.
 """
 
 from __future__ import annotations
@@ -19,12 +20,16 @@ if TYPE_CHECKING:
     from workloadbuilder.testing.sim import GangSimulator
 
 MARKER = "fake_apiserver"
+SIMULATOR_MARKER = "gang_simulator"
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Register the ``fake_apiserver`` marker."""
     config.addinivalue_line(
         "markers", f"{MARKER}(**kwargs): keyword arguments for the fake_apiserver fixture"
+    )
+    config.addinivalue_line(
+        "markers", f"{SIMULATOR_MARKER}(nodes=[...]): the SimNodes of the gang_simulator fixture"
     )
 
 
@@ -53,11 +58,14 @@ if TYPE_CHECKING or find_spec("pytest_asyncio") is not None:
             yield server
 
     @pytest_asyncio.fixture
-    async def gang_simulator(fake_apiserver: FakeAPIServer) -> GangSimulator:
-        """A ``GangSimulator`` driving the test's ``fake_apiserver``."""
+    async def gang_simulator(
+        fake_apiserver: FakeAPIServer, request: pytest.FixtureRequest
+    ) -> GangSimulator:
+        """A ``GangSimulator`` driving the test's ``fake_apiserver`` (nodes: the marker's)."""
         from workloadbuilder.testing.sim import GangSimulator
 
-        return GangSimulator(fake_apiserver)
+        marker = request.node.get_closest_marker(SIMULATOR_MARKER)
+        return GangSimulator(fake_apiserver, marker.kwargs.get("nodes") if marker else None)
 
 else:  # pragma: no cover - only without pytest-asyncio
 
