@@ -156,3 +156,19 @@ def test_observe_gang_prints_each_verdict_on_the_four_situations() -> None:
     assert states == ["WaitingForMembers", "Unschedulable", "Scheduled", "Degraded"]
     waits = [line for line in result.stdout.splitlines() if "wait_scheduled" in line]
     assert "reason Unschedulable" in waits[1] and "returned" in waits[2]
+
+
+def test_preemption_example_evicts_by_disruption_mode() -> None:
+    result = run(str(EXAMPLES / "preemption.py"))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    # a plain preemptor evicts one member of the all-mode gang; the gang takes the rest
+    assert "evicted ml/b-all-1 (by Pod ml/inference)" in out
+    assert "evicted ml/b-all-0 (by PodGroup ml/train)" in out
+    assert "a-single-0 (by" not in out and "a-single-1 (by" not in out
+    assert "inference: nominatedNodeName node-3" in out
+    assert "diagnose b-all: state: Preempted" in out
+    assert "diagnose a-single: state: Scheduled" in out
+    assert "not eligible due to a terminating pod on the nominated node." in out
+    assert "bound ml/inference to node-3" in out and "bound ml/train-0 to node-2" in out
+    assert "victims gone before binding: True" in out
