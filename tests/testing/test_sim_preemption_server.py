@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 import sys
 from collections.abc import AsyncIterator
@@ -83,7 +84,13 @@ async def test_every_pod_gets_priority_and_preemption_policy(server: FakeAPIServ
     _, got = await call(server, "GET", f"{PODS}/p1")
     _, listed = await call(server, "GET", PODS)
     _, patched = await call(server, "PATCH", f"{PODS}/p1", {"metadata": {"labels": {"a": "b"}}})
-    for obj in (got, *listed["items"], patched):
+    async with (
+        aiohttp.ClientSession(server.url) as http,
+        http.get(PODS, params={"watch": "1", "timeoutSeconds": "1"}) as response,
+    ):
+        watched = [json.loads(line)["object"] async for line in response.content if line.strip()]
+    assert watched
+    for obj in (got, *listed["items"], patched, *watched):
         assert (obj["spec"]["priority"], obj["spec"]["preemptionPolicy"]) == expected
 
 

@@ -78,23 +78,18 @@ def _admit_pod(store: Store, rt: ResourceType, obj: dict[str, Any], spec: dict[s
     if _MIRROR in (obj["metadata"].get("annotations") or {}):
         return
     class_name, priority, policy = _resolve(store, rt, obj, spec.get("priorityClassName"))
-    given = spec.get("priority")
-    if given is not None and given != priority:
-        raise _forbidden(
-            rt,
-            obj,
-            f"the integer value of priority ({given}) must not be provided in pod spec; "
-            f"priority admission controller computed {priority} from the given PriorityClass name",
-        )
-    given_policy = spec.get("preemptionPolicy")
-    if given_policy is not None and given_policy != policy:
-        raise _forbidden(
-            rt,
-            obj,
-            f"the string value of PreemptionPolicy ({given_policy}) must not be provided in pod "
-            f"spec; priority admission controller computed {policy} from the given PriorityClass "
-            "name",
-        )
+    for field, computed, what in (
+        ("priority", priority, "the integer value of priority"),
+        ("preemptionPolicy", policy, "the string value of PreemptionPolicy"),
+    ):
+        given = spec.get(field)
+        if given is not None and given != computed:
+            raise _forbidden(
+                rt,
+                obj,
+                f"{what} ({given}) must not be provided in pod spec; priority admission "
+                f"controller computed {computed} from the given PriorityClass name",
+            )
     if class_name:
         spec["priorityClassName"] = class_name
     spec["priority"] = priority

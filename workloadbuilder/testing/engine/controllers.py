@@ -69,6 +69,20 @@ def _pod_group_keys(resource: GroupResource, obj: dict[str, Any]) -> Iterable[Ha
     return ((obj["metadata"].get("namespace", ""), group),) if isinstance(group, str) else ()
 
 
+def _written_by(manager: str, stored: Stored, obj: dict[str, Any]) -> managed.Entries:
+    """Record a controller's update of ``stored`` to ``obj`` in its managedFields."""
+    entries = managed.record_update(
+        stored.entries,
+        (manager, "Update", ""),
+        obj["apiVersion"],
+        managed.tracked_view(stored.obj, "main"),
+        managed.tracked_view(obj, "main"),
+        now(),
+    )
+    obj["metadata"]["managedFields"] = managed.render(entries)
+    return entries
+
+
 class Deleter(Protocol):
     """What the controllers need of the verbs: delete an object, persist one, find a version."""
 
@@ -193,15 +207,7 @@ class Controllers:
                 obj["spec"]["taints"] = remaining
             else:
                 obj["spec"].pop("taints")
-            entries = managed.record_update(
-                stored.entries,
-                ("node-lifecycle-controller", "Update", ""),
-                obj["apiVersion"],
-                managed.tracked_view(stored.obj, "main"),
-                managed.tracked_view(obj, "main"),
-                now(),
-            )
-            obj["metadata"]["managedFields"] = managed.render(entries)
+            entries = _written_by("node-lifecycle-controller", stored, obj)
             self.verbs.persist(self.verbs.any_version(_NODES), Stored(obj, entries))
             return True
         return False
@@ -229,14 +235,6 @@ class Controllers:
             meta["ownerReferences"] = remaining
         else:
             meta.pop("ownerReferences", None)
-        entries = managed.record_update(
-            stored.entries,
-            ("garbage-collector", "Update", ""),
-            obj["apiVersion"],
-            managed.tracked_view(stored.obj, "main"),
-            managed.tracked_view(obj, "main"),
-            now(),
-        )
-        meta["managedFields"] = managed.render(entries)
+        entries = _written_by("garbage-collector", stored, obj)
         meta["resourceVersion"] = str(self.store.next_rv())
         self.store.put(resource, (meta.get("namespace", ""), meta["name"]), Stored(obj, entries))
