@@ -263,8 +263,17 @@ async def test_1b_gang_evicts_the_all_mode_gang(server: FakeAPIServer) -> None:
     # the victims removed (force delete, as the observation stood in for the kubelet): both bind
     for name in ("low-1", "low-2"):
         server.delete_object("", "v1", "pods", NS, name, grace_period_seconds=0)
+    start = len(server.requests)
     result = await sim.step()
     assert set(result.bound) == {f"{NS}/high-1", f"{NS}/high-2"}
+    # the member bound second gets nominatedNodeName just before its binding (then cleared)
+    second = list(result.bound)[1].split("/")[1]
+    writes = [
+        (r.method, r.path.rsplit("/", 1)[-1], b"nominatedNodeName" in r.body)
+        for r in server.requests[start:]
+        if f"/pods/{second}/" in r.path and r.method in ("PATCH", "POST")
+    ]
+    assert writes[:2] == [("PATCH", "status", True), ("POST", "binding", False)]
     assert group_condition(server, "high") == ("True", "Scheduled", "")
     for name in ("high-1", "high-2"):
         assert srm(cond(get(server, name), "PodScheduled")) == ("True", None, None)

@@ -307,6 +307,10 @@ def _schedule_root(root: Group, cluster: Cluster, result: Plan, context: _Contex
         return cluster
     for pod, node in outcome.binds:
         result.binds[pod.key] = node
+    if root.threshold is not None and len(outcome.binds) >= 2:
+        # observed: the member a gang binds second is nominated just before its binding
+        second, node = outcome.binds[1]
+        result.nominations[second.key] = node
     satisfied = {id(g) for g in outcome.satisfied}
     for g in outcome.satisfied:
         if g.threshold is not None or _progressed(g, satisfied, result):

@@ -153,7 +153,7 @@ class GangSimulator:
             outcome = plan(nodes, pods, pod_groups, composites)
             by_key = {_key(p): p for p in pods}
             for key, node in outcome.binds.items():
-                await _bind(http, by_key[key], node)
+                await _bind(http, by_key[key], node, outcome.nominations.get(key) == node)
             for key, writes in outcome.unschedulable.items():
                 await _write_unschedulable(http, by_key[key], writes, outcome.nominations.get(key))
             for change in outcome.conditions:
@@ -361,12 +361,17 @@ async def _finish(
     return done
 
 
-async def _bind(http: aiohttp.ClientSession, pod: Mapping[str, Any], node: str) -> None:
+async def _bind(
+    http: aiohttp.ClientSession, pod: Mapping[str, Any], node: str, nominate: bool = False
+) -> None:
     """Bind through ``pods/binding`` (the server writes ``nodeName``, ``PodScheduled=True``
-    and the topology labels), mark the pod ``Running``, post the ``Scheduled`` event."""
+    and the topology labels, and clears a nomination), mark the pod ``Running``, post the
+    ``Scheduled`` event; ``nominate``: write ``nominatedNodeName`` just before binding."""
     meta = pod["metadata"]
     namespace, name = meta.get("namespace", "default"), meta["name"]
     path = f"/api/v1/namespaces/{namespace}/pods/{name}"
+    if nominate and (pod.get("status") or {}).get("nominatedNodeName") != node:
+        await _request(http, "PATCH", path + "/status", {"status": {"nominatedNodeName": node}})
     binding = {
         "apiVersion": "v1",
         "kind": "Binding",
