@@ -331,3 +331,19 @@ def test_invalid_layouts(roots: list[Any], groups: list[Any], message: str) -> N
 def test_missing_parent_leaves_pods_pending() -> None:
     result = plan(nodes("8"), [pod("w0", "w")], [gang("w", 1, parent="gone")], [])
     assert result.pending == {"ml/w0": "parent composite pod group ml/gone not found"}
+
+
+def test_a_nominated_pod_keeps_its_node_while_its_victim_terminates() -> None:
+    victim = pod("victim", cpu="2", priority=100, nodeName="n0")
+    victim["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:30Z"
+    high = pod("high", cpu="3", priority=1000)
+    high["status"] = {"nominatedNodeName": "n0"}
+    mid = pod("mid", cpu="2", priority=500)
+    result = plan(nodes("4"), [victim, high, mid], [], [])
+    assert result.binds == {}  # mid would fit beside the victim, but n0 is reserved for high
+    assert result.preemptions == []  # and mid does not preempt the terminating victim again
+    assert result.unschedulable["ml/high"][-1].message.endswith(
+        "preemption: not eligible due to a terminating pod on the nominated node."
+    )
+    gone = plan(nodes("4"), [high, mid], [], [])
+    assert gone.binds == {"ml/high": "n0"}

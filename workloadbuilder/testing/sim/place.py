@@ -6,7 +6,8 @@ Rules (a model of the 1.37 kube-scheduler with its gang plugin):
   ``(namespace, name)`` order: plain pods, standalone PodGroups and root CompositePodGroups.
   Pods are placed first-fit over nodes sorted by name, in pod name order (a plain pod tries its
   ``nominatedNodeName`` first); topology domains (placements) are tried in label-value order.
-  No backtracking. A terminating pod still holds its node.
+  No backtracking. A terminating pod still holds its node, and a nominated pod that waits for
+  its victims reserves its node against the units tried after it (lower or equal priority).
 * A unit that does not fit preempts lower-priority pods as :mod:`.preempt` chooses them; the
   victims are listed in the plan for the simulator to evict. A plain preemptor is nominated to
   the victims' node. Gangs with a topology constraint, composites and basic groups do not
@@ -206,9 +207,12 @@ def _plain(pod: PodInfo, cluster: Cluster, result: Plan, context: _Context) -> C
     choice = preempt.for_pod(pod, cluster, context.occupying, context.claimed)
     if isinstance(choice, str):
         _unschedulable(result, pod, f"{fit} {NO_CLAIMS}preemption: {choice}")
+        if choice == preempt.TERMINATING and pod.nominated:
+            cluster.take(pod.nominated, pod.requests)  # the nominated node stays reserved
         return cluster
     _unschedulable(result, pod, fit)  # the first attempt, which preempts, has no suffix
     result.nominations[pod.key] = choice.node
+    cluster.take(choice.node, pod.requests)  # reserved against the units tried after it
     context.claimed.update(v.key for v in choice.victims)
     if choice.victims:
         result.preemptions.append(
