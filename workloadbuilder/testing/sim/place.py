@@ -138,7 +138,6 @@ class _Placement:
 class _Shortfall:
     placed: int
     needed: int
-    domain: Sequence[SimNode] | None = None  # the closest topology domain, for messages
     placements: int = 1
 
 
@@ -262,7 +261,7 @@ def _satisfy(
     g: Group, cluster: Cluster, candidates: Sequence[SimNode], top: bool
 ) -> _Placement | _Shortfall:
     """Place the group inside ``candidates``: a ``_Placement``, or the best ``_Shortfall``."""
-    need, best, best_domain = _need(g, top), 0, None
+    need, best = _need(g, top), 0
     domains = _domains(g, candidates)
     for domain in domains:
         trial, have = cluster.copy(), 0
@@ -286,9 +285,8 @@ def _satisfy(
             have += len(binds)
         if have >= need:
             return _Placement(trial, binds, [*satisfied, g])
-        if best_domain is None or have > best:
-            best, best_domain = have, domain
-    return _Shortfall(best, need, best_domain if g.topology_key else None, len(domains))
+        best = max(best, have)
+    return _Shortfall(best, need, len(domains))
 
 
 def _schedule_root(root: Group, cluster: Cluster, result: Plan, context: _Context) -> Cluster:
