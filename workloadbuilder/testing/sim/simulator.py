@@ -352,6 +352,8 @@ async def _finish(
         when = _deletion_time(pod)
         if when is None or (now is not None and when > now):
             continue
+        if not (pod.get("metadata") or {}).get("deletionGracePeriodSeconds"):
+            continue  # already at grace 0: only its finalizers hold it, not a kubelet
         meta = pod["metadata"]
         path = f"/api/v1/namespaces/{meta.get('namespace', 'default')}/pods/{meta['name']}"
         async with http.delete(path, params={"gracePeriodSeconds": "0"}) as response:
