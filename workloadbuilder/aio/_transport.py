@@ -11,13 +11,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, NamedTuple
-from urllib.parse import urlsplit, urlunsplit
+from typing import Any, NamedTuple, TypeVar
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import aiohttp
+import yarl
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -31,6 +32,7 @@ from .errors import APIError, ObjectRef, error_from_status
 __all__ = ["Response", "RetryPolicy", "Transport"]
 
 _log = logging.getLogger("workloadbuilder.aio")
+_T = TypeVar("_T")
 
 JSON = "application/json"
 APPLY_PATCH = "application/apply-patch+yaml"
@@ -268,17 +270,26 @@ class Transport:
         body: Any,
         timeout: float | None,
     ) -> AsyncIterator[aiohttp.ClientResponse]:
-        """Send through the ``ApiClient`` (either flavour); the raw aiohttp response."""
+        """Send through the ``ApiClient`` (either flavour); the raw aiohttp response.
+
+        A redirect is never taken as the answer: kubernetes-asyncio's requests do not follow
+        one, and an answer the official client's session reached through a redirect to another
+        host or port is refused (aiohttp dropped the credential on the way).
+        """
         client = self.api_client
         limit = aiohttp.ClientTimeout(total=timeout)
         if self._official:
-            m, url, hdrs, data, _ = await client.param_serialize(
-                method=method,
-                resource_path=path,
-                query_params=query,
-                header_params=headers,
-                body=body,
-                auth_settings=["BearerToken"],
+            m, url, hdrs, data, _ = await self._credentials(
+                method,
+                path,
+                client.param_serialize(
+                    method=method,
+                    resource_path=path,
+                    query_params=query,
+                    header_params=headers,
+                    body=body,
+                    auth_settings=["BearerToken"],
+                ),
             )
             rest = await client.call_api(
                 m, url, header_params=hdrs, body=data, _request_timeout=limit
@@ -286,21 +297,59 @@ class Transport:
             resp: aiohttp.ClientResponse = rest.response
         else:
             # kubernetes-asyncio: what call_api does (default headers, cookie, auth, which may
-            # refresh an exec/OIDC token), minus re-serialising a body that is JSON already.
+            # refresh an exec/OIDC token) and what its REST client adds (proxy, TLS server
+            # name), sent with redirects off, minus re-serialising a body that is JSON already.
             all_headers = {**client.default_headers, **headers}
             if client.cookie:
                 all_headers["Cookie"] = client.cookie
-            await client.update_params_for_auth(all_headers, query, ["BearerToken"])
-            resp = await client.rest_client.request(
-                method,
-                client.configuration.host + path,
-                query_params=query,
-                headers=all_headers,
-                body=body,
-                _preload_content=False,
-                _request_timeout=limit,
+            await self._credentials(
+                method, path, client.update_params_for_auth(all_headers, query, ["BearerToken"])
+            )
+            rest_client = client.rest_client
+            options: dict[str, Any] = {"headers": all_headers, "timeout": limit}
+            if rest_client.proxy:
+                options["proxy"] = rest_client.proxy
+            if rest_client.proxy_headers:
+                options["proxy_headers"] = rest_client.proxy_headers
+            if rest_client.server_hostname:
+                options["server_hostname"] = rest_client.server_hostname
+            if body is not None:
+                options["data"] = json.dumps(body)
+            url = client.configuration.host + path + (f"?{urlencode(query)}" if query else "")
+            resp = await rest_client.pool_manager.request(
+                method, url, allow_redirects=False, **options
             )
         try:
+            self._refuse_redirect(method, path, resp)
             yield resp
         finally:
             resp.release()
+
+    async def _credentials(self, method: str, path: str, step: Awaitable[_T]) -> _T:
+        """``step`` (the client's auth hook, which may run a plugin or refresh a token); its
+        failure as an ``APIError`` that quotes nothing of it (it may hold a credential)."""
+        try:
+            return await step
+        except Exception as exc:
+            raise APIError(
+                f"{method} {path}: the client could not set the request's credentials"
+                f" ({type(exc).__name__}); check the kubeconfig's user"
+            ) from None
+
+    def _refuse_redirect(self, method: str, path: str, resp: aiohttp.ClientResponse) -> None:
+        home = yarl.URL(self.host).origin()
+        hops = [*resp.history, resp]
+        if resp.history and all(h.url.origin() == home for h in hops):
+            return  # the official client's session followed it within the same server
+        first = next((h for h in hops if 300 <= h.status < 400), None)
+        if first is None:
+            return
+        location = yarl.URL(first.headers.get("Location", ""))
+        where = f" to {location.host}:{location.port}" if location.host else ""
+        raise APIError(
+            f"{method} {path}: {self.host} answered HTTP {first.status} redirecting{where};"
+            " redirects are not followed for API requests (an answer from another server is"
+            " not the cluster's, and the credential is not sent there)",
+            status=first.status,
+            reason=first.reason or "",
+        )

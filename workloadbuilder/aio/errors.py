@@ -18,6 +18,7 @@ __all__ = [
     "FieldConflict",
     "FieldConflictError",
     "InvalidObjectError",
+    "KubeconfigError",
     "MissingAPI",
     "MissingAPIError",
     "ObjectRef",
@@ -65,6 +66,15 @@ class APIError(Exception):
         return (
             f"{type(self).__name__}(status={self.status}, reason={self.reason!r}, {self.message!r})"
         )
+
+
+class KubeconfigError(ValueError):
+    """No usable configuration: a kubeconfig that is missing, unreadable or incomplete, an exec
+    credential plugin that failed or hung, or no configuration at all.
+
+    The message names the file, the context and the entry or key at fault, never a value of
+    the kubeconfig's users (tokens, passwords, keys) nor an exec plugin's output.
+    """
 
 
 class InvalidObjectError(APIError):

@@ -52,8 +52,10 @@ async def run(connection: Connection, work: Callable[[Any], Awaitable[_T]]) -> _
     path = connection.kubeconfig or os.environ.get("KUBECONFIG") or None
     try:
         client = await aio.new_client(path, context=connection.context)
-    except Exception as exc:  # the loader raises many kinds; each one is a bad kubeconfig
-        raise ClusterError([f"cannot load the kubeconfig: {exc}"]) from None
+    except aio.KubeconfigError as exc:  # names the file, context and key, never a credential
+        raise ClusterError([_one_line(str(exc))]) from None
+    except Exception as exc:  # anything else: its text could quote the kubeconfig
+        raise ClusterError([f"cannot load the kubeconfig ({type(exc).__name__})"]) from None
     async with client:
         try:
             return await work(client)
@@ -67,6 +69,10 @@ async def run(connection: Connection, work: Callable[[Any], Awaitable[_T]]) -> _
             raise ClusterError(lines) from None
         except aio.APIError as exc:
             raise ClusterError([str(exc)]) from None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _resource_name(obj: SchedulingObject) -> str:
