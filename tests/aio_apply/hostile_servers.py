@@ -63,7 +63,7 @@ async def serve(handler: Handler) -> AsyncIterator[Hostile]:
 
     app = web.Application()
     app.router.add_route("*", "/{tail:.*}", record)
-    runner = web.AppRunner(app, handle_signals=False)
+    runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=0.2)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
@@ -93,14 +93,48 @@ def kubeconfig(tmp_path: Path, url: str, *, name: str = "kubeconfig") -> Path:
     return path
 
 
-def discovery(resources: list[str]) -> dict[str, Any]:
-    """An ``APIResourceList`` of scheduling.k8s.io/v1beta1 serving ``resources``."""
+def discovery(group_version: str, resources: list[str]) -> dict[str, Any]:
+    """An ``APIResourceList`` of ``group_version`` serving ``resources``."""
     return {
         "kind": "APIResourceList",
         "apiVersion": "v1",
-        "groupVersion": "scheduling.k8s.io/v1beta1",
+        "groupVersion": group_version,
         "resources": [
             {"name": r, "namespaced": True, "kind": r.title(), "verbs": ["get", "list", "patch"]}
             for r in resources
         ],
     }
+
+
+DISCOVERY = {
+    "/apis/scheduling.k8s.io/v1beta1": discovery(
+        "scheduling.k8s.io/v1beta1", ["workloads", "podgroups"]
+    ),
+    "/apis/scheduling.k8s.io/v1alpha3": discovery(
+        "scheduling.k8s.io/v1alpha3", ["compositepodgroups"]
+    ),
+}
+
+
+def api(answer: Handler) -> Handler:
+    """A handler serving discovery of the scheduling APIs and answering an apply with the
+    object sent (as the server would store it), except where ``answer`` answers (it returns
+    a response, or raises ``LookupError`` to leave the request to the default)."""
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        try:
+            return await answer(request)
+        except LookupError:
+            pass
+        if request.method == "GET" and request.path in DISCOVERY:
+            return web.json_response(DISCOVERY[request.path])
+        if request.method == "PATCH":
+            obj = json.loads(await request.read())
+            obj["metadata"] = {**obj["metadata"], "uid": "u-1", "resourceVersion": "1"}
+            return web.json_response(obj)
+        return web.json_response(
+            {"kind": "Status", "status": "Failure", "reason": "NotFound", "code": 404},
+            status=404,
+        )
+
+    return handle

@@ -308,7 +308,7 @@ async def test_a_cancelled_exec_plugin_is_killed(tmp_path: Path) -> None:
 
 async def test_an_exec_plugin_token_is_used(tmp_path: Path) -> None:
     async def handler(request: web.Request) -> web.Response:
-        return web.json_response(discovery(["podgroups"]))
+        return web.json_response(discovery("scheduling.k8s.io/v1beta1", ["podgroups"]))
 
     async with serve(handler) as server:
         cfg = with_exec(tmp_path, printing(CREDENTIAL))
@@ -327,7 +327,7 @@ async def test_an_exec_plugin_token_is_used(tmp_path: Path) -> None:
 @pytest.mark.parametrize("flavour", ["kubernetes_asyncio", "kubernetes.aio"])
 async def test_a_redirect_to_another_host_is_not_followed(tmp_path: Path, flavour: str) -> None:
     async def elsewhere(request: web.Request) -> web.Response:
-        return web.json_response(discovery(["podgroups"]))
+        return web.json_response(discovery("scheduling.k8s.io/v1beta1", ["podgroups"]))
 
     async with serve(elsewhere) as other:
 

@@ -6,7 +6,7 @@ Put the objects on a cluster and keep them right: ``preflight``, ``apply``, ``re
 Install with ``pip install 'workloadbuilder[aio]'``.
 """
 
-from ._transport import RetryPolicy
+from ._transport import RetryPolicy, default_retry
 from .apply import DEFAULT_CONCURRENCY, apply
 from .audit import Finding, FindingKind, Severity, audit
 from .client import Client
@@ -59,6 +59,7 @@ __all__ = [
     "Verdict",
     "apply",
     "audit",
+    "default_retry",
     "delete",
     "diagnose",
     "new_client",

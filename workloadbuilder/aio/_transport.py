@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 from urllib.parse import urlencode, urlsplit, urlunsplit
@@ -27,9 +28,9 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
-from .errors import APIError, ObjectRef, error_from_status
+from .errors import APIError, ObjectRef, error_from_status, excerpt
 
-__all__ = ["Response", "RetryPolicy", "Transport"]
+__all__ = ["Response", "RetryPolicy", "Transport", "default_retry"]
 
 _log = logging.getLogger("workloadbuilder.aio")
 _T = TypeVar("_T")
@@ -46,7 +47,9 @@ class RetryPolicy:
     Safe: 429, 5xx, dropped connections and timeouts. Each wait is capped exponential backoff
     with jitter (``initial_wait * 2**n`` plus up to ``jitter`` seconds, at most ``max_wait``),
     and at least what the server's ``Retry-After`` asks (itself capped at ``max_retry_after``).
-    ``attempts`` counts every try of one request; ``request_timeout`` bounds each try (seconds).
+    ``attempts`` counts every try of one request; ``request_timeout`` bounds each try
+    (seconds, the whole answer included; ``None``: unbounded), so a server that never answers
+    holds one call for at most about ``attempts * request_timeout`` plus the waits.
     """
 
     attempts: int = 10
@@ -62,23 +65,57 @@ class RetryPolicy:
         for name in ("initial_wait", "max_wait", "jitter", "max_retry_after"):
             if getattr(self, name) < 0:
                 raise ValueError(f"RetryPolicy.{name} must not be negative")
+        if self.request_timeout is not None and self.request_timeout <= 0:
+            raise ValueError("RetryPolicy.request_timeout must be positive (None: no timeout)")
+
+    @staticmethod
+    def current() -> RetryPolicy:
+        """The policy of calls given no ``retry=``: the one ``default_retry`` set, else the
+        defaults."""
+        return _DEFAULT_RETRY.get() or RetryPolicy()
+
+
+_DEFAULT_RETRY: ContextVar[RetryPolicy | None] = ContextVar("default_retry", default=None)
+
+
+@contextmanager
+def default_retry(policy: RetryPolicy) -> Iterator[None]:
+    """Within the block (and the tasks it starts), calls given no ``retry=`` use ``policy``."""
+    token = _DEFAULT_RETRY.set(policy)
+    try:
+        yield
+    finally:
+        _DEFAULT_RETRY.reset(token)
 
 
 class Response(NamedTuple):
-    """A successful answer: HTTP status, headers and the decoded JSON body (``None`` if empty)."""
+    """A successful answer: HTTP status, headers, the decoded JSON body (``None`` if empty or
+    not JSON) and the body's text."""
 
     status: int
     headers: Mapping[str, str]
     body: Any
+    text: str = ""
 
 
 class _Retryable(Exception):
     """A failure worth another try; ``retry_after`` is the server's wish, if it said one."""
 
-    def __init__(self, description: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        description: str,
+        retry_after: float | None = None,
+        *,
+        status: int = 0,
+        status_body: Mapping[str, Any] | None = None,
+        text: str = "",
+    ) -> None:
         super().__init__(description)
         self.description = description
         self.retry_after = retry_after
+        self.status = status  # 0: no answer came (a dropped connection, a timeout)
+        self.status_body = dict(status_body or {})
+        self.text = text
 
 
 class _WaitRetryAfter:
@@ -108,6 +145,29 @@ def _retry_after(headers: Mapping[str, str]) -> float | None:
         return None  # an HTTP date: fall back to backoff
 
 
+def _gave_up(
+    method: str,
+    path: str,
+    attempts: int,
+    last: _Retryable,
+    answered: _Retryable | None,
+    target: ObjectRef | None,
+) -> APIError:
+    """The error once retries are spent: the last answer's status, reason and ``Status`` (as
+    client-go returns the last ``StatusError``), ``status`` 0 only if no answer ever came."""
+    said = last.description
+    if answered is not None and answered is not last:
+        said += f"; the last answer was {answered.description}"
+    error = APIError(
+        f"{method} {path} still failing after {attempts} attempts: {said}", target=target
+    )
+    if answered is not None:
+        error.status = answered.status
+        error.reason = str(answered.status_body.get("reason") or "")
+        error.status_body = answered.status_body
+    return error
+
+
 def _safe_host(host: str) -> str:
     """The server URL without any user-info (never print credentials)."""
     parts = urlsplit(host)
@@ -133,7 +193,7 @@ class Transport:
 
     def __init__(self, api_client: Any, retry: RetryPolicy | None = None) -> None:
         self.api_client = api_client
-        self.retry = retry or RetryPolicy()
+        self.retry = retry or RetryPolicy.current()
         self._official = hasattr(api_client, "param_serialize")
         self.requests = 0
         self.retries = 0
@@ -162,6 +222,7 @@ class Transport:
             return await self._once(method, path, query, body, content_type, target)
         except _Retryable as exc:
             failure: _Retryable | None = exc
+            answered = exc if exc.status else None
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.retry.attempts),
             wait=_WaitRetryAfter(self.retry),
@@ -175,13 +236,13 @@ class Transport:
                     if failure is not None:  # attempt 1 is the one above: wait, then retry
                         first, failure = failure, None
                         raise first
-                    return await self._once(method, path, query, body, content_type, target)
+                    try:
+                        return await self._once(method, path, query, body, content_type, target)
+                    except _Retryable as exc:
+                        answered = exc if exc.status else answered
+                        raise
         except _Retryable as exc:
-            raise APIError(
-                f"{method} {path} still failing after {self.retry.attempts} attempts:"
-                f" {exc.description}",
-                target=target,
-            ) from None
+            raise _gave_up(method, path, self.retry.attempts, exc, answered, target) from None
         raise AssertionError("unreachable: tenacity either returns or raises")  # pragma: no cover
 
     def _before_sleep(self, method: str, path: str, state: RetryCallState) -> None:
@@ -228,11 +289,18 @@ class Transport:
             except ValueError:
                 parsed = None
         if 200 <= status < 300:
-            return Response(status, resp_headers, parsed)
+            return Response(status, resp_headers, parsed, text)
+        found = parsed if isinstance(parsed, dict) else {}
         if status == 429 or status >= 500:
-            reason = parsed.get("message") if isinstance(parsed, dict) else text.strip()
-            raise _Retryable(f"HTTP {status} ({reason})", _retry_after(resp_headers))
-        raise error_from_status(status, parsed if isinstance(parsed, dict) else {}, text, target)
+            reason = found.get("message") or excerpt(text) or "no message"
+            raise _Retryable(
+                f"HTTP {status} ({reason})",
+                _retry_after(resp_headers),
+                status=status,
+                status_body=found,
+                text=text,
+            )
+        raise error_from_status(status, found, text, target)
 
     async def _send(
         self,

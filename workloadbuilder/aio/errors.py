@@ -201,6 +201,12 @@ class ApplyError(Exception):
         )
 
 
+def excerpt(text: str, limit: int = 200) -> str:
+    """The start of a body that is not a ``Status``, on one line, printable, at most ``limit``."""
+    flat = " ".join("".join(c if c.isprintable() else " " for c in text[: limit * 2]).split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
 def _error_type(reason: str) -> ErrorType:
     try:
         return ErrorType(reason)
@@ -219,7 +225,7 @@ def error_from_status(
 ) -> APIError:
     """The exception for a non-retryable answer: ``status`` is the parsed ``Status`` (or ``{}``)."""
     reason = str(status.get("reason") or "")
-    message = str(status.get("message") or text.strip() or f"HTTP {code}")
+    message = str(status.get("message") or excerpt(text) or f"HTTP {code}")
     kwargs: dict[str, Any] = {
         "status": code,
         "reason": reason,
