@@ -355,3 +355,36 @@ async def test_a_redirect_to_another_host_is_not_followed(tmp_path: Path, flavou
         assert other.requests == []  # never sent
     else:  # the official client's session follows; it dropped the credential, we refuse it
         assert [r.authorization for r in other.requests] == [None]
+
+
+async def test_a_context_without_any_kubeconfig_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "absent"))
+    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1")  # in a cluster, yet not used
+    with pytest.raises(aio.KubeconfigError, match='context "prod" was asked for, but'):
+        await aio.new_client(context="prod")
+
+
+async def test_a_failing_credential_refresh_is_an_api_error_that_quotes_nothing(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+
+    def refresh(configuration: Any) -> None:
+        raise RuntimeError(f"cannot refresh {TOKEN}: {PASSWORD}")
+
+    async def handler(request: web.Request) -> web.Response:
+        return web.json_response(discovery("scheduling.k8s.io/v1beta1", ["podgroups"]))
+
+    async with serve(handler) as server:
+        api = await aio.new_client(kubeconfig(tmp_path, server.url))
+        api.configuration.refresh_api_key_hook = refresh
+        try:
+            with pytest.raises(aio.APIError) as caught:
+                await aio.preflight(api, gang_pod_groups(1), retry=FAST)
+        finally:
+            await api.close()
+    assert "could not set the request's credentials (RuntimeError)" in str(caught.value)
+    assert_no_secret(everything_said(caught.value), caplog.text)
+    assert server.requests == []  # nothing was sent without them

@@ -160,3 +160,11 @@ async def test_watches_the_server_ends_at_once_are_paced(
         with pytest.raises(aio.NotScheduledError):
             await wait(tmp_path, server, timeout=1)
     assert 3 <= script.watched <= most  # a bare loop watches hundreds of times a second
+
+
+async def test_an_event_about_an_object_of_another_kind_is_skipped(tmp_path: Path) -> None:
+    workload = {**group(scheduled=True, rv="11"), "kind": "Workload"}  # our name, not our kind
+    script = Script([group()], [[event("MODIFIED", workload)]])
+    async with serve(script) as server:
+        with pytest.raises(aio.NotScheduledError):
+            await wait(tmp_path, server, timeout=0.5)

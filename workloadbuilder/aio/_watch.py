@@ -55,7 +55,8 @@ async def watch_events(
     An expired version (410) arrives as an ``ERROR`` event, as the API server sends it; an
     error answer to the request itself is turned into an ``ERROR`` event carrying its
     ``Status``. A dropped connection ends the stream early: the caller resumes or relists.
-    With ``name``, events about other objects are skipped (a field selector is not trusted).
+    With ``name``, events about other objects (another name, namespace or kind) are skipped:
+    a field selector is not trusted.
     """
     query = [
         ("watch", "true"),
@@ -87,7 +88,7 @@ async def watch_events(
                     text = excerpt(line.decode("utf-8", "replace"), 80)
                     yield _relist(path, f"a line that is not a watch event: {text!r}")
                     return
-                if name is not None and not _about(event, name, namespace):
+                if name is not None and not _about(event, resource, name, namespace):
                     _log.warning(
                         "watch %s: skipped a %s event about another object (%s)",
                         path,
@@ -131,11 +132,13 @@ def _decode(line: bytes) -> WatchEvent | None:
     return WatchEvent(str(kind), found)
 
 
-def _about(event: WatchEvent, name: str, namespace: str) -> bool:
-    """Whether ``event`` is about object ``name`` (a bookmark or an error is about the watch)."""
+def _about(event: WatchEvent, resource: Resource, name: str, namespace: str) -> bool:
+    """Whether ``event`` is about object ``name`` of ``resource`` (a bookmark or an error is
+    about the watch)."""
     if event.type in ("BOOKMARK", "ERROR"):
         return True
-    return about(event.object, ObjectRef("", namespace, name))
+    kind = event.object.get("kind")
+    return kind in (None, resource.kind) and about(event.object, ObjectRef("", namespace, name))
 
 
 def about(obj: Mapping[str, Any], ref: ObjectRef) -> bool:

@@ -47,6 +47,11 @@ async def new_client(
         raise KubeconfigError(f"the kubeconfig {paths[0]} does not exist")
     if in_cluster is None:
         in_cluster = not existing
+        if in_cluster and context is not None:
+            raise KubeconfigError(
+                f'context "{context}" was asked for, but {source} names no kubeconfig that'
+                f" exists ({', '.join(paths)})"
+            )
         if in_cluster and not os.environ.get("KUBERNETES_SERVICE_HOST"):
             raise KubeconfigError(_nothing_found(paths, source))
     if in_cluster:
