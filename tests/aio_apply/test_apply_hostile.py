@@ -313,7 +313,12 @@ def test_a_request_timeout_must_be_positive() -> None:
 
 
 async def test_the_cli_request_timeout_bounds_a_server_that_never_answers(tmp_path: Path) -> None:
-    async with serve(_never) as server:
+    async def first_never(request: web.Request) -> web.Response:
+        if len(server.requests) == 1:
+            return await _never(request)
+        return web.json_response({"kind": "Status", "reason": "NotFound", "code": 404}, status=404)
+
+    async with serve(first_never) as server:
         args = ["delete", "w", "-n", NS, "--kubeconfig", str(kubeconfig(tmp_path, server.url))]
         started = time.monotonic()
         result = await asyncio.to_thread(
@@ -323,10 +328,11 @@ async def test_the_cli_request_timeout_bounds_a_server_that_never_answers(tmp_pa
         refused = await asyncio.to_thread(
             CliRunner().invoke, app, [*args, "--request-timeout", "5 minutes"]
         )
-    assert result.exit_code == 1 and took < 5
+    assert result.exit_code == 1 and took < 5  # the first try gave up after 0.3s, then retried
     assert result.stderr.splitlines() == [
-        "error: the API server did not answer within 0.3s (--request-timeout)"
+        'error: Workload "w" not found in namespace "ml-training"'
     ]
+    assert len(server.requests) == 2
     assert refused.exit_code == 2
     assert "invalid --request-timeout '5 minutes'" in refused.stderr
 
@@ -339,3 +345,18 @@ def test_request_timeout_reads_as_kubectl_does(text: str, seconds: float | None)
     from workloadbuilder.cli._cluster import parse_timeout
 
     assert parse_timeout(text) == seconds
+
+
+async def test_the_cli_prints_an_answer_that_is_not_the_object_as_one_line(tmp_path: Path) -> None:
+    async def answer(request: web.Request) -> web.Response:
+        return web.Response(text="<html>\n<b>login</b>\n</html>", content_type="text/html")
+
+    async with serve(answer) as server:
+        args = ["delete", "w", "-n", NS, "--kubeconfig", str(kubeconfig(tmp_path, server.url))]
+        result = await asyncio.to_thread(CliRunner().invoke, app, args)
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"error: reading Workload {NS}/w: the server answered HTTP 200 with a body that is not"
+        " JSON ('<html> <b>login</b> </html>'), not the Workload asked for; nothing of it was used"
+    ]
+    assert [r.method for r in server.requests] == ["GET"]  # nothing was deleted

@@ -13,6 +13,9 @@ import aiohttp
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from .. import aio
+from ..aio._queries import get_document
+from ..aio._resources import WORKLOADS
+from ..aio._transport import Transport
 from ..api.scheduling_v1alpha3 import CompositePodGroup
 from ..api.scheduling_v1beta1 import PodGroup, Workload
 
@@ -102,17 +105,8 @@ async def _run(
             raise ClusterError(lines) from None
         except aio.APIError as exc:
             raise ClusterError([_one_line(str(exc))]) from None
-        except TimeoutError:
-            raise ClusterError(
-                [f"the API server did not answer within {_limit(connection)} (--request-timeout)"]
-            ) from None
-        except aiohttp.ClientError as exc:
+        except aiohttp.ClientError as exc:  # from a request sent by the client directly
             raise ClusterError([f"cannot talk to the API server: {type(exc).__name__}"]) from None
-
-
-def _limit(connection: Connection) -> str:
-    timeout = connection.request_timeout
-    return "the time allowed" if timeout is None else f"{timeout:g}s"
 
 
 def _one_line(text: str) -> str:
@@ -159,19 +153,9 @@ def new_progress(console: Any, enabled: bool) -> Progress:
 
 
 async def read_workload(client: Any, namespace: str, name: str) -> dict[str, Any] | None:
-    from kubernetes_asyncio.client import CustomObjectsApi
-    from kubernetes_asyncio.client.exceptions import ApiException
-
-    timeout = aio.RetryPolicy.current().request_timeout
-    try:
-        found: dict[str, Any] = await CustomObjectsApi(client).get_namespaced_custom_object(
-            "scheduling.k8s.io", "v1beta1", namespace, "workloads", name, _request_timeout=timeout
-        )
-    except ApiException as exc:
-        if exc.status == 404:
-            return None
-        raise ClusterError([f"cannot read Workload {namespace}/{name}: {exc.reason}"]) from None
-    return found
+    """Workload ``name``, or ``None`` when it does not exist (through the SDK's transport: its
+    retries, timeout, redirect refusal and answer checks)."""
+    return await get_document(Transport(client), WORKLOADS, namespace, name)
 
 
 async def delete_workload(client: Any, namespace: str, name: str) -> list[str]:
