@@ -360,3 +360,25 @@ async def test_the_cli_prints_an_answer_that_is_not_the_object_as_one_line(tmp_p
         " JSON ('<html> <b>login</b> </html>'), not the Workload asked for; nothing of it was used"
     ]
     assert [r.method for r in server.requests] == ["GET"]  # nothing was deleted
+
+
+async def test_the_official_clients_answers_are_checked_the_same(tmp_path: Path) -> None:
+    from kubernetes.aio import config as official
+
+    async def answer(request: web.Request) -> web.Response:
+        if request.method == "PATCH" and "/workloads/" in request.path:
+            return web.json_response(workload_doc("someone-else"))
+        raise LookupError
+
+    async with serve(api(answer)) as server:
+        client = await official.new_client_from_config(
+            config_file=str(kubeconfig(tmp_path, server.url))
+        )
+        try:
+            with pytest.raises(aio.ApplyError) as caught:
+                await aio.apply(client, release_objects(), field_manager="ctl")
+        finally:
+            await client.close()
+    (error,) = caught.value.failures.values()
+    assert "with Workload ml-training/someone-else, not the Workload asked for" in str(error)
+    assert [r.method for r in server.requests].count("PATCH") == 1

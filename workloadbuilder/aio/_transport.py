@@ -108,14 +108,12 @@ class _Retryable(Exception):
         *,
         status: int = 0,
         status_body: Mapping[str, Any] | None = None,
-        text: str = "",
     ) -> None:
         super().__init__(description)
         self.description = description
         self.retry_after = retry_after
         self.status = status  # 0: no answer came (a dropped connection, a timeout)
         self.status_body = dict(status_body or {})
-        self.text = text
 
 
 class _WaitRetryAfter:
@@ -298,7 +296,6 @@ class Transport:
                 _retry_after(resp_headers),
                 status=status,
                 status_body=found,
-                text=text,
             )
         raise error_from_status(status, found, text, target)
 
