@@ -67,5 +67,6 @@ def test_a_missing_kubeconfig_is_one_line(tmp_path: Any) -> None:
         app, ["delete", "x", "--kubeconfig", str(tmp_path / "none")], env=env
     )
     assert result.exit_code == 1
-    assert result.stderr.startswith("error: cannot load the kubeconfig")
+    assert result.stderr.startswith("error: the kubeconfig ")
+    assert result.stderr.rstrip().endswith("/none does not exist")
     assert len(result.stderr.splitlines()) == 1

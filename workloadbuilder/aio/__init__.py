@@ -6,7 +6,7 @@ Put the objects on a cluster and keep them right: ``preflight``, ``apply``, ``re
 Install with ``pip install 'workloadbuilder[aio]'``.
 """
 
-from ._transport import RetryPolicy
+from ._transport import RetryPolicy, default_retry
 from .apply import DEFAULT_CONCURRENCY, apply
 from .audit import Finding, FindingKind, Severity, audit
 from .client import Client
@@ -19,6 +19,7 @@ from .errors import (
     FieldConflict,
     FieldConflictError,
     InvalidObjectError,
+    KubeconfigError,
     MissingAPI,
     MissingAPIError,
     ObjectRef,
@@ -44,6 +45,7 @@ __all__ = [
     "FindingKind",
     "GroupState",
     "InvalidObjectError",
+    "KubeconfigError",
     "Member",
     "MemberProblem",
     "MissingAPI",
@@ -57,6 +59,7 @@ __all__ = [
     "Verdict",
     "apply",
     "audit",
+    "default_retry",
     "delete",
     "diagnose",
     "new_client",

@@ -66,5 +66,8 @@ def condition_type(kind: str) -> str:
 
 def condition(obj: Mapping[str, Any], type_: str) -> Mapping[str, Any] | None:
     """The object's status condition of ``type_``, if written."""
-    conditions = (obj.get("status") or {}).get("conditions") or []
+    status = obj.get("status")
+    conditions = status.get("conditions") if isinstance(status, Mapping) else None
+    if not isinstance(conditions, list):
+        return None
     return next((c for c in conditions if isinstance(c, Mapping) and c.get("type") == type_), None)

@@ -7,10 +7,12 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from pydantic import ValidationError
+
 from ..api._base import K8sModel
 from ..api.scheduling_v1alpha3 import CompositePodGroup
 from ..api.scheduling_v1beta1 import PodGroup, Workload
-from .errors import ObjectRef
+from .errors import APIError, ObjectRef
 
 __all__ = [
     "COMPOSITE_POD_GROUPS",
@@ -132,7 +134,18 @@ def ref_of(doc: Mapping[str, Any]) -> ObjectRef:
 
 
 def parse(resource: Resource, doc: Mapping[str, Any]) -> Any:
-    """A server document as the resource's SDK model (unknown fields ignored), else the dict."""
+    """A server document as the resource's SDK model (unknown fields ignored), else the dict;
+    an ``APIError`` naming the object when the server's document does not parse as one."""
     if resource.model is None:
         return dict(doc)
-    return resource.model.from_server(doc)
+    try:
+        return resource.model.from_server(doc)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "the object"
+        target = ref_of(doc)
+        raise APIError(
+            f"the server's answer for {target} is not a valid {resource.kind}:"
+            f" {where}: {first['msg']} ({exc.error_count()} problem(s)); nothing of it was used",
+            target=target,
+        ) from None

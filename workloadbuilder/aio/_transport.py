@@ -11,13 +11,15 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, NamedTuple
-from urllib.parse import urlsplit, urlunsplit
+from typing import Any, NamedTuple, TypeVar
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import aiohttp
+import yarl
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -26,11 +28,12 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
-from .errors import APIError, ObjectRef, error_from_status
+from .errors import APIError, ObjectRef, error_from_status, excerpt
 
-__all__ = ["Response", "RetryPolicy", "Transport"]
+__all__ = ["Response", "RetryPolicy", "Transport", "default_retry"]
 
 _log = logging.getLogger("workloadbuilder.aio")
+_T = TypeVar("_T")
 
 JSON = "application/json"
 APPLY_PATCH = "application/apply-patch+yaml"
@@ -44,7 +47,9 @@ class RetryPolicy:
     Safe: 429, 5xx, dropped connections and timeouts. Each wait is capped exponential backoff
     with jitter (``initial_wait * 2**n`` plus up to ``jitter`` seconds, at most ``max_wait``),
     and at least what the server's ``Retry-After`` asks (itself capped at ``max_retry_after``).
-    ``attempts`` counts every try of one request; ``request_timeout`` bounds each try (seconds).
+    ``attempts`` counts every try of one request; ``request_timeout`` bounds each try
+    (seconds, the whole answer included; ``None``: unbounded), so a server that never answers
+    holds one call for at most about ``attempts * request_timeout`` plus the waits.
     """
 
     attempts: int = 10
@@ -60,23 +65,55 @@ class RetryPolicy:
         for name in ("initial_wait", "max_wait", "jitter", "max_retry_after"):
             if getattr(self, name) < 0:
                 raise ValueError(f"RetryPolicy.{name} must not be negative")
+        if self.request_timeout is not None and self.request_timeout <= 0:
+            raise ValueError("RetryPolicy.request_timeout must be positive (None: no timeout)")
+
+    @staticmethod
+    def current() -> RetryPolicy:
+        """The policy of calls given no ``retry=``: the one ``default_retry`` set, else the
+        defaults."""
+        return _DEFAULT_RETRY.get() or RetryPolicy()
+
+
+_DEFAULT_RETRY: ContextVar[RetryPolicy | None] = ContextVar("default_retry", default=None)
+
+
+@contextmanager
+def default_retry(policy: RetryPolicy) -> Iterator[None]:
+    """Within the block (and the tasks it starts), calls given no ``retry=`` use ``policy``."""
+    token = _DEFAULT_RETRY.set(policy)
+    try:
+        yield
+    finally:
+        _DEFAULT_RETRY.reset(token)
 
 
 class Response(NamedTuple):
-    """A successful answer: HTTP status, headers and the decoded JSON body (``None`` if empty)."""
+    """A successful answer: HTTP status, headers, the decoded JSON body (``None`` if empty or
+    not JSON) and the body's text."""
 
     status: int
     headers: Mapping[str, str]
     body: Any
+    text: str = ""
 
 
 class _Retryable(Exception):
     """A failure worth another try; ``retry_after`` is the server's wish, if it said one."""
 
-    def __init__(self, description: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        description: str,
+        retry_after: float | None = None,
+        *,
+        status: int = 0,
+        status_body: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(description)
         self.description = description
         self.retry_after = retry_after
+        self.status = status  # 0: no answer came (a dropped connection, a timeout)
+        self.status_body = dict(status_body or {})
 
 
 class _WaitRetryAfter:
@@ -106,6 +143,29 @@ def _retry_after(headers: Mapping[str, str]) -> float | None:
         return None  # an HTTP date: fall back to backoff
 
 
+def _gave_up(
+    method: str,
+    path: str,
+    attempts: int,
+    last: _Retryable,
+    answered: _Retryable | None,
+    target: ObjectRef | None,
+) -> APIError:
+    """The error once retries are spent: the last answer's status, reason and ``Status`` (as
+    client-go returns the last ``StatusError``), ``status`` 0 only if no answer ever came."""
+    said = last.description
+    if answered is not None and answered is not last:
+        said += f"; the last answer was {answered.description}"
+    error = APIError(
+        f"{method} {path} still failing after {attempts} attempts: {said}", target=target
+    )
+    if answered is not None:
+        error.status = answered.status
+        error.reason = str(answered.status_body.get("reason") or "")
+        error.status_body = answered.status_body
+    return error
+
+
 def _safe_host(host: str) -> str:
     """The server URL without any user-info (never print credentials)."""
     parts = urlsplit(host)
@@ -131,7 +191,7 @@ class Transport:
 
     def __init__(self, api_client: Any, retry: RetryPolicy | None = None) -> None:
         self.api_client = api_client
-        self.retry = retry or RetryPolicy()
+        self.retry = retry or RetryPolicy.current()
         self._official = hasattr(api_client, "param_serialize")
         self.requests = 0
         self.retries = 0
@@ -160,6 +220,7 @@ class Transport:
             return await self._once(method, path, query, body, content_type, target)
         except _Retryable as exc:
             failure: _Retryable | None = exc
+            answered = exc if exc.status else None
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.retry.attempts),
             wait=_WaitRetryAfter(self.retry),
@@ -173,13 +234,13 @@ class Transport:
                     if failure is not None:  # attempt 1 is the one above: wait, then retry
                         first, failure = failure, None
                         raise first
-                    return await self._once(method, path, query, body, content_type, target)
+                    try:
+                        return await self._once(method, path, query, body, content_type, target)
+                    except _Retryable as exc:
+                        answered = exc if exc.status else answered
+                        raise
         except _Retryable as exc:
-            raise APIError(
-                f"{method} {path} still failing after {self.retry.attempts} attempts:"
-                f" {exc.description}",
-                target=target,
-            ) from None
+            raise _gave_up(method, path, self.retry.attempts, exc, answered, target) from None
         raise AssertionError("unreachable: tenacity either returns or raises")  # pragma: no cover
 
     def _before_sleep(self, method: str, path: str, state: RetryCallState) -> None:
@@ -226,11 +287,17 @@ class Transport:
             except ValueError:
                 parsed = None
         if 200 <= status < 300:
-            return Response(status, resp_headers, parsed)
+            return Response(status, resp_headers, parsed, text)
+        found = parsed if isinstance(parsed, dict) else {}
         if status == 429 or status >= 500:
-            reason = parsed.get("message") if isinstance(parsed, dict) else text.strip()
-            raise _Retryable(f"HTTP {status} ({reason})", _retry_after(resp_headers))
-        raise error_from_status(status, parsed if isinstance(parsed, dict) else {}, text, target)
+            reason = found.get("message") or excerpt(text) or "no message"
+            raise _Retryable(
+                f"HTTP {status} ({reason})",
+                _retry_after(resp_headers),
+                status=status,
+                status_body=found,
+            )
+        raise error_from_status(status, found, text, target)
 
     async def _send(
         self,
@@ -268,17 +335,26 @@ class Transport:
         body: Any,
         timeout: float | None,
     ) -> AsyncIterator[aiohttp.ClientResponse]:
-        """Send through the ``ApiClient`` (either flavour); the raw aiohttp response."""
+        """Send through the ``ApiClient`` (either flavour); the raw aiohttp response.
+
+        A redirect is never taken as the answer: kubernetes-asyncio's requests do not follow
+        one, and an answer the official client's session reached through a redirect to another
+        host or port is refused (aiohttp dropped the credential on the way).
+        """
         client = self.api_client
         limit = aiohttp.ClientTimeout(total=timeout)
         if self._official:
-            m, url, hdrs, data, _ = await client.param_serialize(
-                method=method,
-                resource_path=path,
-                query_params=query,
-                header_params=headers,
-                body=body,
-                auth_settings=["BearerToken"],
+            m, url, hdrs, data, _ = await self._credentials(
+                method,
+                path,
+                client.param_serialize(
+                    method=method,
+                    resource_path=path,
+                    query_params=query,
+                    header_params=headers,
+                    body=body,
+                    auth_settings=["BearerToken"],
+                ),
             )
             rest = await client.call_api(
                 m, url, header_params=hdrs, body=data, _request_timeout=limit
@@ -286,21 +362,59 @@ class Transport:
             resp: aiohttp.ClientResponse = rest.response
         else:
             # kubernetes-asyncio: what call_api does (default headers, cookie, auth, which may
-            # refresh an exec/OIDC token), minus re-serialising a body that is JSON already.
+            # refresh an exec/OIDC token) and what its REST client adds (proxy, TLS server
+            # name), sent with redirects off, minus re-serialising a body that is JSON already.
             all_headers = {**client.default_headers, **headers}
             if client.cookie:
                 all_headers["Cookie"] = client.cookie
-            await client.update_params_for_auth(all_headers, query, ["BearerToken"])
-            resp = await client.rest_client.request(
-                method,
-                client.configuration.host + path,
-                query_params=query,
-                headers=all_headers,
-                body=body,
-                _preload_content=False,
-                _request_timeout=limit,
+            await self._credentials(
+                method, path, client.update_params_for_auth(all_headers, query, ["BearerToken"])
+            )
+            rest_client = client.rest_client
+            options: dict[str, Any] = {"headers": all_headers, "timeout": limit}
+            if rest_client.proxy:
+                options["proxy"] = rest_client.proxy
+            if rest_client.proxy_headers:
+                options["proxy_headers"] = rest_client.proxy_headers
+            if rest_client.server_hostname:
+                options["server_hostname"] = rest_client.server_hostname
+            if body is not None:
+                options["data"] = json.dumps(body)
+            url = client.configuration.host + path + (f"?{urlencode(query)}" if query else "")
+            resp = await rest_client.pool_manager.request(
+                method, url, allow_redirects=False, **options
             )
         try:
+            self._refuse_redirect(method, path, resp)
             yield resp
         finally:
             resp.release()
+
+    async def _credentials(self, method: str, path: str, step: Awaitable[_T]) -> _T:
+        """``step`` (the client's auth hook, which may run a plugin or refresh a token); its
+        failure as an ``APIError`` that quotes nothing of it (it may hold a credential)."""
+        try:
+            return await step
+        except Exception as exc:
+            raise APIError(
+                f"{method} {path}: the client could not set the request's credentials"
+                f" ({type(exc).__name__}); check the kubeconfig's user"
+            ) from None
+
+    def _refuse_redirect(self, method: str, path: str, resp: aiohttp.ClientResponse) -> None:
+        home = yarl.URL(self.host).origin()
+        hops = [*resp.history, resp]
+        if resp.history and all(h.url.origin() == home for h in hops):
+            return  # the official client's session followed it within the same server
+        first = next((h for h in hops if 300 <= h.status < 400), None)
+        if first is None:
+            return
+        location = yarl.URL(first.headers.get("Location", ""))
+        where = f" to {location.host}:{location.port}" if location.host else ""
+        raise APIError(
+            f"{method} {path}: {self.host} answered HTTP {first.status} redirecting{where};"
+            " redirects are not followed for API requests (an answer from another server is"
+            " not the cluster's, and the credential is not sent there)",
+            status=first.status,
+            reason=first.reason or "",
+        )

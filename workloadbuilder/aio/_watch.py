@@ -1,25 +1,40 @@
-"""Watch streams through the :class:`Transport`: the events after a resourceVersion."""
+"""Watch streams through the :class:`Transport`: the events after a resourceVersion.
+
+The stream is not trusted: a line that is not JSON, an event that is not an object, one larger
+than the client reads as a line, or one of an unknown type ends the stream with a ``RELIST``
+event (an event may have been lost, so the caller reads the state again); an event about
+another object than the one watched is skipped. Each is logged at WARNING.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator
+import logging
+from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import aiohttp
+from aiohttp.http_exceptions import LineTooLong
 
 from ._resources import Resource
 from ._transport import Transport
+from .errors import ObjectRef, excerpt
 
-__all__ = ["WatchEvent", "watch_events"]
+__all__ = ["RELIST", "WatchEvent", "about", "watch_events"]
+
+_log = logging.getLogger("workloadbuilder.aio")
 
 _SLACK = 30.0  # seconds the client waits beyond the server's timeoutSeconds
+RELIST: Final = "RELIST"
+"""Not a server event: the stream could not be followed; list again, then watch."""
+_TYPES = frozenset(("ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"))
 
 
 @dataclass(frozen=True)
 class WatchEvent:
-    """One watch event: ``ADDED``, ``MODIFIED``, ``DELETED``, ``BOOKMARK`` or ``ERROR``."""
+    """One watch event: ``ADDED``, ``MODIFIED``, ``DELETED``, ``BOOKMARK`` or ``ERROR``, or
+    ``RELIST`` when the stream could not be followed."""
 
     type: str
     object: dict[str, Any]
@@ -33,12 +48,15 @@ async def watch_events(
     resource_version: str,
     timeout_seconds: int,
     field_selector: str | None = None,
+    name: str | None = None,
 ) -> AsyncGenerator[WatchEvent, None]:
     """Stream events after ``resource_version`` until the server ends the watch.
 
     An expired version (410) arrives as an ``ERROR`` event, as the API server sends it; an
     error answer to the request itself is turned into an ``ERROR`` event carrying its
     ``Status``. A dropped connection ends the stream early: the caller resumes or relists.
+    With ``name``, events about other objects (another name, namespace or kind) are skipped:
+    a field selector is not trusted.
     """
     query = [
         ("watch", "true"),
@@ -52,18 +70,85 @@ async def watch_events(
         async with transport.stream(
             path, query=query, timeout=timeout_seconds + _SLACK
         ) as response:
-            if response.status >= 400:
-                try:
-                    status = await response.json(content_type=None)
-                except ValueError:
-                    status = None
-                if not isinstance(status, dict):
-                    status = {"code": response.status, "message": (await response.text()).strip()}
-                yield WatchEvent("ERROR", {"code": response.status, **status})
+            if response.status != 200:
+                yield await _refused(response)
                 return
-            while line := await response.content.readline():
-                if line.strip():
-                    event = json.loads(line)
-                    yield WatchEvent(str(event.get("type")), dict(event.get("object") or {}))
+            while True:
+                try:
+                    line = await response.content.readline()
+                except (ValueError, LineTooLong):  # longer than the client's line limit
+                    yield _relist(path, "an event larger than the client's line limit")
+                    return
+                if not line:
+                    return
+                if not line.strip():
+                    continue
+                event = _decode(line)
+                if event is None:
+                    text = excerpt(line.decode("utf-8", "replace"), 80)
+                    yield _relist(path, f"a line that is not a watch event: {text!r}")
+                    return
+                if name is not None and not _about(event, resource, name, namespace):
+                    _log.warning(
+                        "watch %s: skipped a %s event about another object (%s)",
+                        path,
+                        event.type,
+                        excerpt(str((event.object.get("metadata") or {}).get("name")), 80),
+                    )
+                    continue
+                yield event
     except (TimeoutError, aiohttp.ClientConnectionError, aiohttp.ClientPayloadError):
         return
+
+
+async def _refused(response: aiohttp.ClientResponse) -> WatchEvent:
+    """An answer other than a stream, as an ``ERROR`` event with its ``Status``."""
+    text = (await response.read()).decode("utf-8", "replace")
+    try:
+        status = json.loads(text)
+    except ValueError:
+        status = None
+    if not isinstance(status, dict):
+        status = {"message": excerpt(text) or f"HTTP {response.status}"}
+    return WatchEvent("ERROR", {**status, "code": response.status})
+
+
+def _decode(line: bytes) -> WatchEvent | None:
+    """The event of one line; ``None`` when it is not one (not JSON, not an object, an
+    unknown type, an object that is not an object)."""
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(event, Mapping):
+        return None
+    kind, obj = event.get("type"), event.get("object")
+    if kind not in _TYPES or not isinstance(obj, Mapping):
+        return None
+    found = dict(obj)
+    if kind == "ERROR":  # a Status; its code is read as a number
+        code = found.get("code")
+        found["code"] = code if isinstance(code, int) and not isinstance(code, bool) else 0
+    return WatchEvent(str(kind), found)
+
+
+def _about(event: WatchEvent, resource: Resource, name: str, namespace: str) -> bool:
+    """Whether ``event`` is about object ``name`` of ``resource`` (a bookmark or an error is
+    about the watch)."""
+    if event.type in ("BOOKMARK", "ERROR"):
+        return True
+    kind = event.object.get("kind")
+    return kind in (None, resource.kind) and about(event.object, ObjectRef("", namespace, name))
+
+
+def about(obj: Mapping[str, Any], ref: ObjectRef) -> bool:
+    """Whether ``obj`` is the object ``ref`` names (its namespace and name)."""
+    meta = obj.get("metadata")
+    if not isinstance(meta, Mapping):
+        return False
+    return meta.get("name") == ref.name and meta.get("namespace", ref.namespace) == ref.namespace
+
+
+def _relist(path: str, what: str) -> WatchEvent:
+    _log.warning("watch %s: the server sent %s; reading the state again", path, what)
+    return WatchEvent(RELIST, {"message": what})

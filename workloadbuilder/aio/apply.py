@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ._answers import checked_object
 from ._resources import (
     COMPOSITE_POD_GROUPS,
     WORKLOADS,
@@ -102,6 +103,20 @@ async def apply_documents(
     concurrency: int = DEFAULT_CONCURRENCY,
 ) -> list[dict[str, Any]]:
     """``apply`` on an existing transport, with documents; returns the server's documents."""
+    return await _apply(transport, docs, field_manager, force, dry_run, concurrency, False)
+
+
+async def _apply(
+    transport: Transport,
+    docs: Sequence[dict[str, Any]],
+    field_manager: str,
+    force: bool,
+    dry_run: bool,
+    concurrency: int,
+    as_models: bool,
+) -> list[Any]:
+    """Apply level by level; each answer is checked (it must be the object sent, and with
+    ``as_models`` parse as its model) before the next level is sent."""
     if not field_manager:
         raise ValueError("field_manager is required: name your controller (e.g. 'my-operator')")
     if concurrency < 1:
@@ -112,7 +127,7 @@ async def apply_documents(
         if not ref.name or not ref.namespace:
             raise ValueError(f"{ref.kind} needs metadata.name and metadata.namespace to be applied")
     query = _query(field_manager, force, dry_run)
-    results: list[dict[str, Any] | None] = [None] * len(configs)
+    results: list[Any] = [None] * len(configs)
     gate = asyncio.Semaphore(concurrency)
 
     async def one(i: int) -> None:
@@ -126,7 +141,8 @@ async def apply_documents(
                 content_type=APPLY_PATCH,
                 target=refs[i],
             )
-        results[i] = response.body
+        answer = checked_object(response, resource, refs[i], "applying")
+        results[i] = parse(resource, answer) if as_models else answer
 
     done: list[int] = []
     plan = levels(configs)
@@ -148,7 +164,7 @@ async def apply_documents(
                 not_applied + [refs[i] for i in later],
                 failures,
             )
-    return [r if r is not None else {} for r in results]
+    return results
 
 
 async def apply(
@@ -178,15 +194,4 @@ async def apply(
     docs = [as_document(o) for o in objects]
     transport = Transport(api_client, retry)
     await check(transport, docs)
-    applied = await apply_documents(
-        transport,
-        docs,
-        field_manager=field_manager,
-        force=force,
-        dry_run=dry_run,
-        concurrency=concurrency,
-    )
-    models: list[SchedulingObject] = [
-        parse(resource_of(d), a) for d, a in zip(docs, applied, strict=True)
-    ]
-    return models
+    return await _apply(transport, docs, field_manager, force, dry_run, concurrency, True)

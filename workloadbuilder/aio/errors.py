@@ -18,6 +18,7 @@ __all__ = [
     "FieldConflict",
     "FieldConflictError",
     "InvalidObjectError",
+    "KubeconfigError",
     "MissingAPI",
     "MissingAPIError",
     "ObjectRef",
@@ -65,6 +66,15 @@ class APIError(Exception):
         return (
             f"{type(self).__name__}(status={self.status}, reason={self.reason!r}, {self.message!r})"
         )
+
+
+class KubeconfigError(ValueError):
+    """No usable configuration: a kubeconfig that is missing, unreadable or incomplete, an exec
+    credential plugin that failed or hung, or no configuration at all.
+
+    The message names the file, the context and the entry or key at fault, never a value of
+    the kubeconfig's users (tokens, passwords, keys) nor an exec plugin's output.
+    """
 
 
 class InvalidObjectError(APIError):
@@ -191,6 +201,12 @@ class ApplyError(Exception):
         )
 
 
+def excerpt(text: str, limit: int = 200) -> str:
+    """The start of a body that is not a ``Status``, on one line, printable, at most ``limit``."""
+    flat = " ".join("".join(c if c.isprintable() else " " for c in text[: limit * 2]).split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
 def _error_type(reason: str) -> ErrorType:
     try:
         return ErrorType(reason)
@@ -209,7 +225,7 @@ def error_from_status(
 ) -> APIError:
     """The exception for a non-retryable answer: ``status`` is the parsed ``Status`` (or ``{}``)."""
     reason = str(status.get("reason") or "")
-    message = str(status.get("message") or text.strip() or f"HTTP {code}")
+    message = str(status.get("message") or excerpt(text) or f"HTTP {code}")
     kwargs: dict[str, Any] = {
         "status": code,
         "reason": reason,

@@ -6,6 +6,7 @@ import weakref
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ._answers import describe
 from ._resources import (
     JOBS,
     POD_GROUPS,
@@ -45,10 +46,15 @@ async def served_resources(transport: Transport, resource: Resource) -> frozense
         if exc.status == 404:
             return frozenset()  # not cached: the cluster may be reconfigured and asked again
         raise
-    body = response.body if isinstance(response.body, Mapping) else {}
-    names = frozenset(
-        str(r.get("name", "")) for r in body.get("resources") or () if isinstance(r, Mapping)
-    )
+    body = response.body
+    listed = body.get("resources") if isinstance(body, Mapping) else None
+    if not isinstance(listed, list) or body.get("kind", "APIResourceList") != "APIResourceList":
+        raise APIError(
+            f"discovery of {resource.api_version}: the server answered HTTP {response.status}"
+            f" with {describe(response)}, not an APIResourceList; nothing of it was used",
+            status=response.status,
+        )
+    names = frozenset(str(r.get("name", "")) for r in listed if isinstance(r, Mapping))
     cache[key] = names
     return names
 
@@ -87,7 +93,13 @@ async def _job_scheduling_served(transport: Transport, job: Mapping[str, Any]) -
         if exc.status == 422 and "spec.scheduling" in str(exc.status_body):
             return _remember(transport, False)
         raise
-    body = response.body if isinstance(response.body, Mapping) else {}
+    body = response.body
+    if not isinstance(body, Mapping) or body.get("kind") != "Job":
+        raise APIError(
+            f"probing Job.spec.scheduling with a dry-run create in namespace {namespace}: the"
+            f" server answered HTTP {response.status} with {describe(response)}, not the Job",
+            status=response.status,
+        )
     return _remember(transport, (body.get("spec") or {}).get("scheduling") is not None)
 
 

@@ -7,8 +7,9 @@ from typing import Any
 
 from ..api.scheduling_v1alpha3 import CompositePodGroup
 from ..api.scheduling_v1beta1 import PodGroup
+from ._answers import checked_object
 from ._queries import get_document
-from ._resources import POD_GROUPS, WORKLOADS
+from ._resources import POD_GROUPS, WORKLOADS, parse
 from ._transport import RetryPolicy, Transport
 from .errors import APIError, ObjectRef
 
@@ -132,7 +133,8 @@ async def resize(
                     target=ObjectRef("Workload", ref.namespace, workload_name),
                 )
     if gang.get("minCount") == count:
-        return PodGroup.from_server(current)
+        unchanged: PodGroup = parse(POD_GROUPS, current)
+        return unchanged
     response = await transport.request(
         "PATCH",
         POD_GROUPS.path(ref.namespace, ref.name),
@@ -141,4 +143,5 @@ async def resize(
         content_type=STRATEGIC_MERGE_PATCH,
         target=ref,
     )
-    return PodGroup.from_server(response.body)
+    resized: PodGroup = parse(POD_GROUPS, checked_object(response, POD_GROUPS, ref, "resizing"))
+    return resized

@@ -6,21 +6,19 @@ import asyncio
 import math
 from collections.abc import Mapping
 from contextlib import aclosing
-from typing import Any, Final
+from typing import Any
 
 from workloadbuilder.api.scheduling_v1alpha3 import CompositePodGroup
 from workloadbuilder.api.scheduling_v1beta1 import PodGroup
 
 from ._groups import GroupLike, condition, condition_type, group_ref, group_resource
-from ._queries import read_listing
+from ._queries import Pacer, read_listing
+from ._resources import parse
 from ._transport import RetryPolicy, Transport
-from ._watch import watch_events
+from ._watch import RELIST, about, watch_events
 from .errors import APIError, ObjectRef
 
 __all__ = ["NotScheduledError", "wait_scheduled"]
-
-_PAUSE_MIN: Final = 0.05
-_PAUSE_MAX: Final = 2.0
 
 
 class NotScheduledError(TimeoutError):
@@ -57,9 +55,8 @@ def _scheduled(ref: ObjectRef, obj: Mapping[str, Any] | None) -> bool:
 
 
 def _model(ref: ObjectRef, obj: Mapping[str, Any]) -> PodGroup | CompositePodGroup:
-    if ref.kind == "CompositePodGroup":
-        return CompositePodGroup.from_server(obj)
-    return PodGroup.from_server(obj)
+    group: PodGroup | CompositePodGroup = parse(group_resource(ref.kind), obj)
+    return group
 
 
 async def wait_scheduled(
@@ -82,7 +79,7 @@ async def wait_scheduled(
     deadline = loop.time() + timeout
     latest: Mapping[str, Any] | None = None
     resource_version: str | None = None
-    pause = _PAUSE_MIN
+    pacer = Pacer()
     try:
         async with asyncio.timeout_at(deadline):
             while True:
@@ -90,7 +87,7 @@ async def wait_scheduled(
                     listing = await read_listing(
                         transport, resource, ref.namespace, field_selector=by_name
                     )
-                    latest = listing.items[0] if listing.items else None
+                    latest = next((i for i in listing.items if about(i, ref)), None)
                     resource_version = listing.resource_version
                     if latest is not None and _scheduled(ref, latest):
                         return _model(ref, latest)
@@ -102,12 +99,17 @@ async def wait_scheduled(
                     resource_version=resource_version,
                     timeout_seconds=remaining,
                     field_selector=by_name,
+                    name=ref.name,
                 )
                 seen = False
                 async with aclosing(events) as stream:
                     async for event in stream:
                         seen = True
                         obj = event.object
+                        if event.type == RELIST:
+                            resource_version = None  # an event may be lost: list again
+                            seen = False  # and back off: the server may keep doing it
+                            break
                         if event.type == "ERROR":
                             code = int(obj.get("code") or 0)
                             if code == 410:
@@ -124,9 +126,7 @@ async def wait_scheduled(
                         if _scheduled(ref, latest):
                             assert latest is not None
                             return _model(ref, latest)
-                pause = _PAUSE_MIN if seen else min(pause * 2, _PAUSE_MAX)
-                if not seen:
-                    await asyncio.sleep(pause)  # an empty or refused watch: do not spin
+                await pacer.next_round(progressed=seen)  # an empty or refused watch: no spin
     except TimeoutError:
         raise NotScheduledError(ref, timeout, latest) from None
 

@@ -4,13 +4,18 @@ connection, its errors as one-line messages, apply with a progress bar, delete."
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import aiohttp
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from .. import aio
+from ..aio._queries import get_document
+from ..aio._resources import WORKLOADS
+from ..aio._transport import Transport
 from ..api.scheduling_v1alpha3 import CompositePodGroup
 from ..api.scheduling_v1beta1 import PodGroup, Workload
 
@@ -40,20 +45,53 @@ class ClusterError(Exception):
 
 @dataclass(frozen=True)
 class Connection:
-    """Which cluster: a kubeconfig file (``$KUBECONFIG`` by default) and a context."""
+    """Which cluster: a kubeconfig file (``$KUBECONFIG`` by default) and a context; how long
+    one request may take (seconds; ``None``: no bound)."""
 
     kubeconfig: str | None = None
     context: str | None = None
+    request_timeout: float | None = aio.RetryPolicy().request_timeout
+
+
+_DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(h|ms|m|s)")
+
+
+def parse_timeout(text: str) -> float | None:
+    """kubectl's ``--request-timeout``: seconds, or a duration (``500ms``, ``30s``, ``1m30s``,
+    ``2h``); ``0`` means no timeout. ``ValueError`` otherwise."""
+    value = text.strip()
+    if value.isdigit():
+        seconds = float(value)
+    else:
+        parts = _DURATION.findall(value)
+        if not parts or "".join(n + u for n, u in parts) != value:
+            raise ValueError(
+                f"invalid --request-timeout {text!r}: give seconds (30) or a number with a unit"
+                " (500ms, 30s, 2m, 1h); 0 means no timeout"
+            )
+        scale = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
+        seconds = sum(float(n) * scale[u] for n, u in parts)
+    return seconds or None
 
 
 async def run(connection: Connection, work: Callable[[Any], Awaitable[_T]]) -> _T:
     """``work(api_client)`` on a client of ``connection``; the SDK's errors as ClusterError."""
     # $KUBECONFIG is read now: kubernetes-asyncio's own default is fixed when it is imported
     path = connection.kubeconfig or os.environ.get("KUBECONFIG") or None
+    timeout = connection.request_timeout
+    with aio.default_retry(aio.RetryPolicy(request_timeout=timeout)):
+        return await _run(path, connection, work)
+
+
+async def _run(
+    path: str | None, connection: Connection, work: Callable[[Any], Awaitable[_T]]
+) -> _T:
     try:
         client = await aio.new_client(path, context=connection.context)
-    except Exception as exc:  # the loader raises many kinds; each one is a bad kubeconfig
-        raise ClusterError([f"cannot load the kubeconfig: {exc}"]) from None
+    except aio.KubeconfigError as exc:  # names the file, context and key, never a credential
+        raise ClusterError([_one_line(str(exc))]) from None
+    except Exception as exc:  # anything else: its text could quote the kubeconfig
+        raise ClusterError([f"cannot load the kubeconfig ({type(exc).__name__})"]) from None
     async with client:
         try:
             return await work(client)
@@ -66,7 +104,13 @@ async def run(connection: Connection, work: Callable[[Any], Awaitable[_T]]) -> _
             lines += [f"  {ref}: {err}" for ref, err in exc.failures.items()]
             raise ClusterError(lines) from None
         except aio.APIError as exc:
-            raise ClusterError([str(exc)]) from None
+            raise ClusterError([_one_line(str(exc))]) from None
+        except aiohttp.ClientError as exc:  # from a request sent by the client directly
+            raise ClusterError([f"cannot talk to the API server: {type(exc).__name__}"]) from None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _resource_name(obj: SchedulingObject) -> str:
@@ -109,18 +153,9 @@ def new_progress(console: Any, enabled: bool) -> Progress:
 
 
 async def read_workload(client: Any, namespace: str, name: str) -> dict[str, Any] | None:
-    from kubernetes_asyncio.client import CustomObjectsApi
-    from kubernetes_asyncio.client.exceptions import ApiException
-
-    try:
-        found: dict[str, Any] = await CustomObjectsApi(client).get_namespaced_custom_object(
-            "scheduling.k8s.io", "v1beta1", namespace, "workloads", name
-        )
-    except ApiException as exc:
-        if exc.status == 404:
-            return None
-        raise ClusterError([f"cannot read Workload {namespace}/{name}: {exc.reason}"]) from None
-    return found
+    """Workload ``name``, or ``None`` when it does not exist (through the SDK's transport: its
+    retries, timeout, redirect refusal and answer checks)."""
+    return await get_document(Transport(client), WORKLOADS, namespace, name)
 
 
 async def delete_workload(client: Any, namespace: str, name: str) -> list[str]:

@@ -277,15 +277,28 @@ KubeconfigOpt = Annotated[
     ),
 ]
 ContextOpt = Annotated[str | None, typer.Option("--context", help="The kubeconfig context.")]
+RequestTimeoutOpt = Annotated[
+    str,
+    typer.Option(
+        "--request-timeout",
+        help="How long one request may take before it is given up (30s, 1m, 500ms; 0: no limit).",
+    ),
+]
 NamespaceOpt = Annotated[str, typer.Option("--namespace", "-n", help="The namespace.")]
 NameArg = Annotated[str, typer.Argument(metavar="NAME")]
 
 
-def _on_cluster(kubeconfig: str | None, context: str | None, work: Callable[[Any], Any]) -> Any:
+def _on_cluster(
+    kubeconfig: str | None, context: str | None, work: Callable[[Any], Any], timeout: str = "30s"
+) -> Any:
     from . import _cluster
 
     try:
-        return asyncio.run(_cluster.run(_cluster.Connection(kubeconfig, context), work))
+        connection = _cluster.Connection(kubeconfig, context, _cluster.parse_timeout(timeout))
+    except ValueError as exc:
+        fail(str(exc), USAGE)
+    try:
+        return asyncio.run(_cluster.run(connection, work))
     except _cluster.ClusterError as exc:
         console = _err()
         for i, line in enumerate(exc.lines):
@@ -319,6 +332,7 @@ def apply(
     ] = "workloadbuilder",
     kubeconfig: KubeconfigOpt = None,
     context: ContextOpt = None,
+    request_timeout: RequestTimeoutOpt = "30s",
 ) -> None:
     """Server-side apply the spec's objects to the cluster, after a preflight.
 
@@ -342,7 +356,7 @@ def apply(
                 progress=progress,
             )
 
-    for line in _on_cluster(kubeconfig, context, work):
+    for line in _on_cluster(kubeconfig, context, work, request_timeout):
         _out().print(line, markup=False)
 
 
@@ -352,11 +366,14 @@ def delete(
     namespace: NamespaceOpt = "default",
     kubeconfig: KubeconfigOpt = None,
     context: ContextOpt = None,
+    request_timeout: RequestTimeoutOpt = "30s",
 ) -> None:
     """Delete Workload NAME and every group stamped from it, children first."""
     from . import _cluster
 
-    lines = _on_cluster(kubeconfig, context, lambda c: _cluster.delete_workload(c, namespace, name))
+    lines = _on_cluster(
+        kubeconfig, context, lambda c: _cluster.delete_workload(c, namespace, name), request_timeout
+    )
     for line in lines:
         _out().print(line, markup=False)
 
@@ -368,11 +385,14 @@ def status(
     output: OutputOpt = Output.table,
     kubeconfig: KubeconfigOpt = None,
     context: ContextOpt = None,
+    request_timeout: RequestTimeoutOpt = "30s",
 ) -> None:
     """Show every group of Workload NAME and what the scheduler is doing with it."""
     from . import _observe
 
-    rows = _on_cluster(kubeconfig, context, lambda c: _observe.workload_status(c, namespace, name))
+    rows = _on_cluster(
+        kubeconfig, context, lambda c: _observe.workload_status(c, namespace, name), request_timeout
+    )
     if output is not Output.table:
         _emit([{"groups": [r.to_dict() for r in rows]}], output)
         return
@@ -395,6 +415,7 @@ def diagnose(
     ] = None,
     kubeconfig: KubeconfigOpt = None,
     context: ContextOpt = None,
+    request_timeout: RequestTimeoutOpt = "30s",
 ) -> None:
     """Print the verdict on group NAME: missing, waiting for members, pending, unschedulable,
     scheduled, degraded or preempted, with the evidence (members, conditions, children)."""
@@ -403,7 +424,10 @@ def diagnose(
     if kind not in (None, "PodGroup", "CompositePodGroup"):
         fail(f"--kind must be PodGroup or CompositePodGroup, not {kind!r}", USAGE)
     verdict = _on_cluster(
-        kubeconfig, context, lambda c: _observe.diagnose_group(c, namespace, name, kind)
+        kubeconfig,
+        context,
+        lambda c: _observe.diagnose_group(c, namespace, name, kind),
+        request_timeout,
     )
     _out().print(_observe.render_verdict(verdict))
 
@@ -414,6 +438,7 @@ def inspect(
     output: OutputOpt = Output.table,
     kubeconfig: KubeconfigOpt = None,
     context: ContextOpt = None,
+    request_timeout: RequestTimeoutOpt = "30s",
 ) -> None:
     """Audit the live objects of a namespace: each finding with the object and what to do.
 
@@ -421,7 +446,9 @@ def inspect(
     """
     from . import _observe
 
-    findings = _on_cluster(kubeconfig, context, lambda c: _observe.inspect_namespace(c, namespace))
+    findings = _on_cluster(
+        kubeconfig, context, lambda c: _observe.inspect_namespace(c, namespace), request_timeout
+    )
     rows = _observe.as_rows(findings)
     if output is not Output.table:
         _emit([{"findings": rows}], output)
