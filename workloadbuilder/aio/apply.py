@@ -15,7 +15,7 @@ from ._resources import (
     ref_of,
     resource_of,
 )
-from ._transport import APPLY_PATCH, RetryPolicy, Transport
+from ._transport import APPLY_PATCH, JSON, RetryPolicy, Transport
 from .errors import APIError, ApplyError, ObjectRef
 from .preflight import check
 
@@ -100,8 +100,16 @@ async def apply_documents(
     force: bool = False,
     dry_run: bool = False,
     concurrency: int = DEFAULT_CONCURRENCY,
+    create_only: bool = False,
 ) -> list[dict[str, Any]]:
-    """``apply`` on an existing transport, with documents; returns the server's documents."""
+    """``apply`` on an existing transport, with documents; returns the server's documents.
+
+    ``create_only``: create each object (POST) instead of applying it, so that an object that
+    exists already, whoever made it, is never changed: its 409 ``AlreadyExists`` is a failure
+    of the ``ApplyError``, and every object returned was created by this call (201).
+    """
+    if create_only and force:
+        raise ValueError("create_only never changes an existing object: it cannot force")
     if not field_manager:
         raise ValueError("field_manager is required: name your controller (e.g. 'my-operator')")
     if concurrency < 1:
@@ -117,13 +125,14 @@ async def apply_documents(
 
     async def one(i: int) -> None:
         resource = resource_of(configs[i])
+        ns, name = refs[i].namespace, refs[i].name
         async with gate:
             response = await transport.request(
-                "PATCH",
-                resource.path(refs[i].namespace, refs[i].name),
+                "POST" if create_only else "PATCH",
+                resource.path(ns) if create_only else resource.path(ns, name),
                 query=query,
                 body=configs[i],
-                content_type=APPLY_PATCH,
+                content_type=JSON if create_only else APPLY_PATCH,
                 target=refs[i],
             )
         results[i] = response.body
