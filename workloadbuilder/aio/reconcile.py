@@ -186,22 +186,15 @@ class _Reconciler:
                 )
             if mine:
                 return mine[0], False
-            if self.adopt:
-                orphans = [
-                    w for w in listed if _refers_to(w, self.owner) and controller_of(w) is None
-                ]
-                orphan = next((w for w in orphans if ref_of(w).name == name), None)
-                if orphan is None and len(orphans) == 1:
-                    orphan = orphans[0]
-                if orphan is not None:
-                    adopted = await adopt_orphan(
-                        self.transport, WORKLOADS, orphan, self.owner, self.field_manager
-                    )
-                    if adopted is not None:
-                        self.adopted.append(ref_of(adopted))
-                        return adopted, False
-                    continue  # it changed meanwhile: look again
             holder = next((w for w in listed if ref_of(w).name == name), None)
+            if self.adopt and holder is not None and self._adoptable(holder):
+                adopted = await adopt_orphan(
+                    self.transport, WORKLOADS, holder, self.owner, self.field_manager
+                )
+                if adopted is not None:
+                    self.adopted.append(ref_of(adopted))
+                    return adopted, False
+                continue  # it changed meanwhile: look again
             if taken is not None and holder is not None:
                 return await self._taken(holder, taken)
             if not new_execution:
@@ -227,6 +220,10 @@ class _Reconciler:
             skipped=f"Workload {name} kept appearing and going away; reconcile again later"
         )
 
+    def _adoptable(self, doc: Mapping[str, Any]) -> bool:
+        """No controller, and a ``spec.controllerRef`` naming the owner (it is immutable)."""
+        return controller_of(doc) is None and _refers_to(doc, self.owner)
+
     def _create_failed(self, error: APIError) -> str:
         """The Job controller's ``FailedWorkloadCreate`` message: the server's own words."""
         return f"Failed to create Workload for {self.owner_text}: {error.message}"
@@ -236,7 +233,7 @@ class _Reconciler:
         ref = ref_of(holder)
         if controller_of(holder) is not None:
             why = "another owner controls it"
-        elif not _refers_to(holder, self.owner):
+        elif not self._adoptable(holder):
             why = "it has no controller, and cannot be adopted: its spec.controllerRef (immutable)"
             why += " names another owner"
         else:
