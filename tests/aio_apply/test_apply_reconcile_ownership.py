@@ -254,3 +254,47 @@ async def test_a_refused_create_carries_the_servers_message(
             raise AssertionError("the refused create must raise")
     [event] = events(fake_apiserver)
     assert event["message"] == f"Failed to create Workload for TrainJob resnet: {refusal}"
+
+
+async def test_an_orphan_under_another_name_is_not_adopted(fake_apiserver: FakeAPIServer) -> None:
+    """Only the Workload with the tree's own name is adopted: the groups name it."""
+    builder = release_builder()
+    desired = builder.build_workload().to_dict()
+    other = someone_elses(desired, None)
+    other["metadata"]["name"] = "made-by-hand"
+    fake_apiserver.create_object(SCHEDULING, "v1beta1", "workloads", other)
+    async with fake_apiserver.api_client() as api:
+        result = await aio.reconcile(api, builder, field_manager="ctl", adopt=True)
+    assert result.adopted == ()
+    assert [r.kind for r in result.created] == [
+        "Workload",
+        "CompositePodGroup",
+        "PodGroup",
+        "PodGroup",
+    ]
+    by_hand = fake_apiserver.get_object(SCHEDULING, "v1beta1", "workloads", NS, "made-by-hand")
+    assert by_hand is not None and "ownerReferences" not in by_hand["metadata"]
+
+
+async def test_an_orphan_group_is_adopted_only_when_asked(fake_apiserver: FakeAPIServer) -> None:
+    builder = release_builder()
+    async with fake_apiserver.api_client() as api:
+        await aio.reconcile(api, builder, field_manager="ctl")
+        [group] = [
+            g
+            for g in stored(fake_apiserver, "podgroups")
+            if g["spec"]["workloadRef"]["templateName"] == "driver"
+        ]
+        name = group["metadata"]["name"]
+        fake_apiserver.patch_object(
+            SCHEDULING, "v1beta1", "podgroups", NS, name, {"metadata": {"ownerReferences": None}}
+        )  # the owner's reference removed by hand: an orphan
+        left = await aio.reconcile(api, builder, field_manager="ctl", new_execution=False)
+        assert [r.name for r in left.foreign] == [name] and left.adopted == ()
+        taken = await aio.reconcile(api, builder, field_manager="ctl", adopt=True)
+    assert [r.name for r in taken.adopted] == [name] and taken.foreign == ()
+    live = fake_apiserver.get_object(SCHEDULING, "v1beta1", "podgroups", NS, name)
+    assert live is not None
+    [ref] = live["metadata"]["ownerReferences"]
+    assert (ref["uid"], ref["controller"]) == (OWNER["metadata"]["uid"], True)
+    assert taken.skipped is None and len(taken.objects) == 3
