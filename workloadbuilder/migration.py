@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import pydantic
 
+from ._gorender import render_value
 from .api.scheduling_v1beta1 import PodGroup, Workload
 from .field import ErrorList, FieldError, FieldPath
 
@@ -34,6 +35,8 @@ Target = Literal["v1beta1", "v1alpha3"]
 _DISRUPTION: dict[str, dict[str, dict[str, Any]]] = {"Pod": {"single": {}}, "PodGroup": {"all": {}}}
 _LISTS = {"WorkloadList": "Workload", "PodGroupList": "PodGroup"}
 _MAX_TOPOLOGY = 1
+# 1.36 podGroupTemplateRef.workload field -> 1.37 workloadRef field
+_REF_FIELDS = {"workloadName": "workloadName", "podGroupTemplateName": "templateName"}
 
 
 @dataclass(frozen=True)
@@ -73,18 +76,27 @@ class MigrationResult:
 def migrate(documents: Iterable[Any], *, target: Target = "v1beta1") -> MigrationResult:
     """Rewrite the 1.36 v1alpha2 Workloads and PodGroups of ``documents`` for Kubernetes 1.37.
 
-    ``documents`` are parsed YAML/JSON documents (e.g. ``yaml.safe_load_all(...)``); they are
-    not modified. ``target`` is the 1.37 version to emit (``v1beta1`` is served with the
-    GenericWorkload gate; ``v1alpha3`` holds the same fields).
+    ``documents`` are parsed YAML/JSON documents (e.g. ``yaml.safe_load_all(...)``), or one
+    document (a mapping: a stream of one); they are not modified. Text (``str``/``bytes``) or
+    anything else is a ``TypeError``. ``target`` is the 1.37 version to emit (``v1beta1`` is
+    served with the GenericWorkload gate; ``v1alpha3`` holds the same fields).
     """
     if target not in ("v1beta1", "v1alpha3"):
         raise ValueError(f"target must be 'v1beta1' or 'v1alpha3', not {target!r}")
+    if isinstance(documents, Mapping):
+        documents = [documents]  # one document, not a stream of its keys
+    elif isinstance(documents, (str, bytes)) or not isinstance(documents, Iterable):
+        raise TypeError(
+            "documents must be parsed documents (a list, yaml.safe_load_all(...)) or one"
+            f" document (a dict), not {type(documents).__name__}; parse YAML text first"
+        )
     out: list[Any] = []
     findings: list[MigrationFinding] = []
     for index, doc in enumerate(documents):
         migrated, errors = _document(doc, target)
         out.append(migrated)
-        kind = str(doc.get("kind", "")) if isinstance(doc, Mapping) else ""
+        kind = doc.get("kind") if isinstance(doc, Mapping) else None
+        kind = kind if isinstance(kind, str) else ""
         name = _name(doc)
         findings.extend(MigrationFinding(index, kind, name, e, b) for e, b in errors)
     return MigrationResult(out, findings)
@@ -97,7 +109,8 @@ def _name(doc: Any) -> str:
     if not isinstance(doc, Mapping):
         return ""
     meta = doc.get("metadata")
-    return str(meta.get("name", "")) if isinstance(meta, Mapping) else ""
+    name = meta.get("name") if isinstance(meta, Mapping) else None
+    return name if isinstance(name, str) else ""
 
 
 def _document(doc: Any, target: Target, at: FieldPath | None = None) -> tuple[Any, _Found]:
@@ -108,7 +121,7 @@ def _document(doc: Any, target: Target, at: FieldPath | None = None) -> tuple[An
     if doc.get("apiVersion") != SOURCE:
         return doc, []
     kind = doc.get("kind")
-    if kind in _LISTS:
+    if isinstance(kind, str) and kind in _LISTS:
         return _list(doc, target, _LISTS[str(kind)], at)
     if kind == "Workload":
         return _workload(doc, target, at)
@@ -171,18 +184,37 @@ def _workload(doc: Mapping[str, Any], target: Target, at: FieldPath | None) -> t
     spec_path = _at(at, "spec")
     if isinstance(spec := new.get("spec"), dict):
         templates = spec.get("podGroupTemplates")
-        priorities = set()
+        placed: list[tuple[FieldPath, dict[str, Any]]] = []
         for i, template in enumerate(templates if isinstance(templates, list) else []):
             if not isinstance(template, dict):
                 continue
             path = spec_path.child("podGroupTemplates").index(i)
             _disruption(template, path, found)
             _topology(template, path, found)
-            priorities.add((template.get("priorityClassName"), template.get("priority")))
-        if len(priorities) > 1:
-            detail = "detected multiple priority configurations"
-            found.append((FieldError.invalid(spec_path, None, detail), True))
+            placed.append((path, template))
+        found.extend((e, True) for e in _priority_errors(placed))
     return new, _merge(found, _check(Workload, new, at))
+
+
+def _priority_errors(templates: list[tuple[FieldPath, dict[str, Any]]]) -> list[FieldError]:
+    """1.37 requires every template of a Workload to share one priority setting
+    (``priorityClassName`` and ``priority``, unset differing from set); each field that differs
+    from the first template's is reported with both values."""
+    if not templates:
+        return []
+    first_path, first = templates[0]
+    errors = []
+    for path, template in templates[1:]:
+        for name in ("priorityClassName", "priority"):
+            mine, theirs = template.get(name), first.get(name)
+            if mine != theirs:
+                shown = "unset" if theirs is None else render_value(theirs)
+                detail = (
+                    "detected multiple priority configurations:"
+                    f" {first_path.child(name)} is {shown}"
+                )
+                errors.append(FieldError.invalid(path.child(name), mine, detail))
+    return errors
 
 
 def _pod_group(doc: Mapping[str, Any], target: Target, at: FieldPath | None) -> tuple[Any, _Found]:
@@ -215,10 +247,10 @@ def _workload_ref(ref: Any, spec_path: FieldPath, found: _Found) -> dict[str, An
     if not isinstance(workload, Mapping):
         found.append((FieldError.required(path.child("workload")), True))
         return None
-    for key in sorted(set(workload) - {"workloadName", "podGroupTemplateName"}):
-        found.append((FieldError.forbidden(path.child("workload", key), "unknown field"), True))
-    renamed = {"workloadName": "workloadName", "podGroupTemplateName": "templateName"}
-    return {renamed[k]: v for k, v in workload.items() if k in renamed}
+    for key in sorted((k for k in workload if k not in _REF_FIELDS), key=str):
+        at = path.child("workload", str(key))
+        found.append((FieldError.forbidden(at, "unknown field"), True))
+    return {_REF_FIELDS[k]: v for k, v in workload.items() if k in _REF_FIELDS}
 
 
 def _renamed(spec: dict[str, Any], old: str, new: str, value: Any) -> dict[str, Any]:

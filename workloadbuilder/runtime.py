@@ -6,6 +6,8 @@ import copy
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
+import pydantic
+
 from .api import client_json
 from .api.scheduling_v1alpha3 import CompositePodGroup
 from .api.scheduling_v1beta1 import (
@@ -13,7 +15,8 @@ from .api.scheduling_v1beta1 import (
     PodGroupResourceClaim,
     Workload,
 )
-from .builder import Builder, BuildOptions
+from .builder import Builder, BuildError, BuildOptions
+from .field import ErrorList
 from .naming import generate_pod_group_name
 
 __all__ = ["RuntimeObject", "RuntimeObjects", "instantiate", "set_scheduling_group"]
@@ -111,18 +114,22 @@ def set_scheduling_group(pod: _Pod, pod_group: PodGroup | Mapping[str, Any]) -> 
     the same type.
     Raises ``ValueError`` when the pod already belongs to another group (the link is
     immutable), lives in another namespace, or declares one of the group's DRA claims with a
-    different source: a pod shares a group claim only by declaring it identically.
+    different source: a pod shares a group claim only by declaring it identically; also when
+    a field it reads is not of its type (``BuildError``, a ``ValueError``, with the field
+    errors, for a malformed ``pod_group``). ``TypeError`` for something that is not a pod or a
+    PodGroup at all.
     """
-    group = pod_group if isinstance(pod_group, PodGroup) else PodGroup.from_server(pod_group)
+    group = _pod_group(pod_group)
     group_name = group.metadata.name
     if not group_name:
         raise ValueError("the PodGroup has no metadata.name; name it before linking pods")
     doc = _pod_dict(pod)
     meta = doc.get("metadata") or {}
-    if not isinstance(meta, Mapping) or not isinstance(doc.get("spec") or {}, Mapping):
+    if not isinstance(meta, Mapping) or not isinstance(doc.get("spec", {}), Mapping | None):
         raise ValueError("pod.metadata and pod.spec must be objects")
     pod_name = meta.get("name") or meta.get("generateName") or "<unnamed>"
     namespace, group_ns = meta.get("namespace"), group.metadata.namespace
+    _require_text(pod_name, "metadata.namespace", namespace)
     if namespace and group_ns and namespace != group_ns:
         raise ValueError(
             f"pod {pod_name!r} is in namespace {namespace!r} but PodGroup {group_name!r} is in"
@@ -133,6 +140,7 @@ def set_scheduling_group(pod: _Pod, pod_group: PodGroup | Mapping[str, Any]) -> 
     if not isinstance(linked, Mapping) or not isinstance(spec.get("resourceClaims") or [], list):
         raise ValueError("pod.spec.schedulingGroup must be an object and resourceClaims a list")
     current = linked.get("podGroupName")
+    _require_text(pod_name, "spec.schedulingGroup.podGroupName", current)
     if current and current != group_name:
         raise ValueError(
             f"pod {pod_name!r} already belongs to PodGroup {current!r};"
@@ -150,6 +158,7 @@ def _check_claims(
     for i, claim in enumerate(pod_claims):
         if not isinstance(claim, Mapping):
             raise ValueError(f"pod {pod_name!r} spec.resourceClaims[{i}] must be an object")
+        _require_text(pod_name, f"spec.resourceClaims[{i}].name", claim.get("name"))
         shared = by_name.get(claim.get("name", ""))
         if shared is None:
             continue
@@ -161,6 +170,28 @@ def _check_claims(
                 f" PodGroup's claim (resourceClaimName={theirs[0]!r},"
                 f" resourceClaimTemplateName={theirs[1]!r}); declare it identically to share it"
             )
+
+
+def _require_text(pod_name: object, field: str, value: object) -> None:
+    """A field the link reads is a string (or absent), else a ``ValueError`` naming it."""
+    if value is not None and not isinstance(value, str):
+        raise ValueError(
+            f"pod {pod_name!r} {field} must be a string, not {type(value).__name__} ({value!r})"
+        )
+
+
+def _pod_group(pod_group: object) -> PodGroup:
+    if isinstance(pod_group, PodGroup):
+        return pod_group
+    if not isinstance(pod_group, Mapping):
+        raise TypeError(
+            f"pod_group must be a PodGroup (our model or its dict), not {type(pod_group).__name__}"
+        )
+    try:
+        return PodGroup.from_server(pod_group)
+    except pydantic.ValidationError as exc:
+        errors = ErrorList.from_pydantic(exc, None, model=PodGroup)
+        raise BuildError(f"pod_group is not a PodGroup: {errors}", errors) from None
 
 
 def _pod_dict(pod: object) -> dict[str, Any]:

@@ -35,7 +35,14 @@ from .api.meta_v1 import OwnerReference
 from .api.scheduling_v1alpha3 import TopologyConstraint, WorkloadPodGroupResourceClaim
 from .config import SchedulingConfig
 from .field import ErrorList, FieldError, FieldPath
-from .item import BlockInput, WorkloadItem
+from .item import (
+    BlockInput,
+    ConstraintsInput,
+    DisruptionModeInput,
+    PolicyInput,
+    ResourceClaimsInput,
+    WorkloadItem,
+)
 from .options import BuildOptions, DisruptionModeOption, SchedulingPolicyOption
 
 __all__ = [
@@ -211,6 +218,15 @@ def validate_tree(
         return ErrorList([FieldError.internal(path, f"unexpected validation failure: {exc!r}")])
 
 
+# The field of a template (and of a PodGroup) each building block becomes.
+_TEMPLATE_FIELDS: dict[type[BlockInput], str] = {
+    PolicyInput: "schedulingPolicy",
+    ConstraintsInput: "schedulingConstraints",
+    DisruptionModeInput: "disruptionMode",
+    ResourceClaimsInput: "resourceClaims",
+}
+
+
 class Locations:
     """Where each item of a tree is reported: its own ``path``, or, for an item without one,
     the path of its template in the compiled Workload (``spec.podGroupTemplates[0]``,
@@ -256,9 +272,14 @@ class Locations:
         return self._cache[id(item)]
 
     def block(self, item: WorkloadItem, block: BlockInput) -> FieldPath:
-        """The path of one of ``item``'s building blocks."""
+        """The path of one of ``item``'s building blocks: below the item's own ``path`` where
+        its ``path_elements`` say; for an item without a path, the template's own field
+        (``spec.podGroupTemplates[0].resourceClaims``) unless ``path_elements`` say otherwise."""
         path = self.of(item)
-        return path.child(*block.path_elements) if block.path_elements else path
+        if block.path_elements:
+            return path.child(*block.path_elements)
+        field = next((f for t, f in _TEMPLATE_FIELDS.items() if isinstance(block, t)), None)
+        return path.child(field) if item.path is None and field else path
 
     def field(self, item: WorkloadItem, name: str) -> FieldPath:
         """A template field of ``item`` (its name, its priorityClassName): the item's own

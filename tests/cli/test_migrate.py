@@ -138,7 +138,8 @@ def test_what_137_rejects_that_136_accepted_is_reported_at_its_field() -> None:
     assert [str(f.error) for f in result.findings] == [
         "spec.podGroupTemplates[1].schedulingConstraints.topology: Too many: 2:"
         " must have at most 1 item",
-        "spec: Invalid value: null: detected multiple priority configurations",
+        "spec.podGroupTemplates[1].priorityClassName: Invalid value: null: detected multiple"
+        ' priority configurations: spec.podGroupTemplates[0].priorityClassName is "high"',
     ]
     assert [f.document for f in result.findings] == [0, 0]
 

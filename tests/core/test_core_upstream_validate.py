@@ -45,8 +45,9 @@ from workloadbuilder.item import (
 )
 
 SCHEDULING = FieldPath("spec", "scheduling")
-# Upstream reports an item without a Path at a nil path ("<nil>"); we report it at its
-# template in the compiled Workload (docs/builder.md, "Differences from upstream").
+# Upstream reports an item without a Path at a nil path ("<nil>"), a block of it without path
+# elements there too; we report it at its template in the compiled Workload, a block at the
+# template's field (docs/builder.md, "Differences from upstream").
 NO_PATH = "spec.podGroupTemplates[0]"
 BASIC, GANG = SchedulingPolicyOption.BASIC, SchedulingPolicyOption.GANG
 SINGLE, ALL = DisruptionModeOption.SINGLE, DisruptionModeOption.ALL
@@ -155,7 +156,10 @@ CASES = [
     Case(
         "basic forbidden when not allow-listed",
         WorkloadItem("job", input=WorkloadInput(policy=basic())),
-        [f"{NO_PATH}: Forbidden: basic scheduling policy is not supported by this controller"],
+        [
+            f"{NO_PATH}.schedulingPolicy: Forbidden: basic scheduling policy is not supported"
+            " by this controller"
+        ],
         [ErrorType.FORBIDDEN],
         policies=frozenset({GANG}),
     ),
@@ -168,7 +172,10 @@ CASES = [
     Case(
         "gang forbidden when not allow-listed",
         WorkloadItem("job", input=WorkloadInput(policy=gang())),
-        [f"{NO_PATH}: Forbidden: gang scheduling policy is not supported by this controller"],
+        [
+            f"{NO_PATH}.schedulingPolicy: Forbidden: gang scheduling policy is not supported"
+            " by this controller"
+        ],
         [ErrorType.FORBIDDEN],
         policies=frozenset({BASIC}),
     ),
@@ -183,7 +190,10 @@ CASES = [
     Case(
         "all disruption forbidden when not allow-listed",
         WorkloadItem("job", input=WorkloadInput(policy=gang(), disruption_mode=all_disruption())),
-        [f"{NO_PATH}: Forbidden: the disruptionMode `all` is not supported by this controller"],
+        [
+            f"{NO_PATH}.disruptionMode: Forbidden: the disruptionMode `all` is not supported"
+            " by this controller"
+        ],
         [ErrorType.FORBIDDEN],
         modes=frozenset({SINGLE}),
     ),
@@ -191,8 +201,8 @@ CASES = [
         "basic with all disruption is rejected by cross-field rule",
         WorkloadItem("job", input=WorkloadInput(policy=basic(), disruption_mode=all_disruption())),
         [
-            f'{NO_PATH}: Invalid value: "": the disruptionMode `all` is not supported with the'
-            " Basic scheduling policy"
+            f'{NO_PATH}.disruptionMode: Invalid value: "": the disruptionMode `all` is not'
+            " supported with the Basic scheduling policy"
         ],
         [ErrorType.INVALID],
     ),

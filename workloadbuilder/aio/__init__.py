@@ -26,7 +26,7 @@ from .errors import (
 )
 from .events import Event
 from .preflight import preflight
-from .reconcile import ReconcileResult, reconcile
+from .reconcile import ImmutableChange, ReconcileResult, reconcile
 from .reconcile_job import JOB_CONTROLLER_UID_LABEL, reconcile_job
 from .resize import DEFAULT_FIELD_MANAGER, resize
 from .wait import NotScheduledError, wait_scheduled
@@ -44,6 +44,7 @@ __all__ = [
     "Finding",
     "FindingKind",
     "GroupState",
+    "ImmutableChange",
     "InvalidObjectError",
     "KubeconfigError",
     "Member",

@@ -16,7 +16,7 @@ from ._resources import (
     ref_of,
     resource_of,
 )
-from ._transport import APPLY_PATCH, RetryPolicy, Transport
+from ._transport import APPLY_PATCH, JSON, RetryPolicy, Transport
 from .errors import APIError, ApplyError, ObjectRef
 from .preflight import check
 
@@ -101,9 +101,17 @@ async def apply_documents(
     force: bool = False,
     dry_run: bool = False,
     concurrency: int = DEFAULT_CONCURRENCY,
+    create_only: bool = False,
 ) -> list[dict[str, Any]]:
-    """``apply`` on an existing transport, with documents; returns the server's documents."""
-    return await _apply(transport, docs, field_manager, force, dry_run, concurrency, False)
+    """``apply`` on an existing transport, with documents; returns the server's documents.
+
+    ``create_only``: create each object (POST) instead of applying it, so that an object that
+    exists already, whoever made it, is never changed: its 409 ``AlreadyExists`` is a failure
+    of the ``ApplyError``, and every object returned was created by this call (201).
+    """
+    return await _apply(
+        transport, docs, field_manager, force, dry_run, concurrency, False, create_only
+    )
 
 
 async def _apply(
@@ -114,9 +122,13 @@ async def _apply(
     dry_run: bool,
     concurrency: int,
     as_models: bool,
+    create_only: bool = False,
 ) -> list[Any]:
-    """Apply level by level; each answer is checked (it must be the object sent, and with
-    ``as_models`` parse as its model) before the next level is sent."""
+    """Apply (or, with ``create_only``, create) level by level; each answer is checked (it
+    must be the object sent, and with ``as_models`` parse as its model) before the next level
+    is sent."""
+    if create_only and force:
+        raise ValueError("create_only never changes an existing object: it cannot force")
     if not field_manager:
         raise ValueError("field_manager is required: name your controller (e.g. 'my-operator')")
     if concurrency < 1:
@@ -132,13 +144,14 @@ async def _apply(
 
     async def one(i: int) -> None:
         resource = resource_of(configs[i])
+        ns, name = refs[i].namespace, refs[i].name
         async with gate:
             response = await transport.request(
-                "PATCH",
-                resource.path(refs[i].namespace, refs[i].name),
+                "POST" if create_only else "PATCH",
+                resource.path(ns) if create_only else resource.path(ns, name),
                 query=query,
                 body=configs[i],
-                content_type=APPLY_PATCH,
+                content_type=JSON if create_only else APPLY_PATCH,
                 target=refs[i],
             )
         answer = checked_object(response, resource, refs[i], "applying")

@@ -95,12 +95,15 @@ class Client:
             retry=self.retry,
         )
 
-    async def reconcile(self, builder: Builder, *, new_execution: bool = True) -> ReconcileResult:
+    async def reconcile(
+        self, builder: Builder, *, new_execution: bool = True, adopt: bool = False
+    ) -> ReconcileResult:
         return await reconcile(
             self.api_client,
             builder,
             field_manager=self.field_manager,
             new_execution=new_execution,
+            adopt=adopt,
             retry=self.retry,
         )
 

@@ -17,6 +17,7 @@ __all__ = [
     "COMPOSITE_POD_GROUP_CREATED",
     "FAILED_WORKLOAD_COMPILATION",
     "FAILED_WORKLOAD_CREATE",
+    "IMMUTABLE_CHANGE_NOT_APPLIED",
     "POD_GROUP_CREATED",
     "WORKLOAD_CREATED",
     "Event",
@@ -30,6 +31,8 @@ POD_GROUP_CREATED = "PodGroupCreated"
 COMPOSITE_POD_GROUP_CREATED = "CompositePodGroupCreated"
 FAILED_WORKLOAD_COMPILATION = "FailedWorkloadCompilation"
 FAILED_WORKLOAD_CREATE = "FailedWorkloadCreate"
+IMMUTABLE_CHANGE_NOT_APPLIED = "ImmutableChangeNotApplied"
+"""Ours, not the Job controller's: a change of the tree that a live object cannot take."""
 
 
 @dataclass(frozen=True)

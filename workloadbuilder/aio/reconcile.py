@@ -2,8 +2,9 @@
 
 Given a ``Builder`` for one owner: find the owner's Workload (by ``spec.controllerRef`` and
 the owner's controller reference) and its groups (by ``spec.workloadRef``), create what is
-missing for a new execution, keep gang ``minCount`` in sync for elastic resizes, never touch
-an object the owner does not control, and record the Job controller's events on the owner.
+missing for a new execution (a create, never an apply: an object someone else made is never
+taken over), keep gang ``minCount`` in sync for elastic resizes, report what cannot change on a
+live object, and record the Job controller's events on the owner.
 """
 
 from __future__ import annotations
@@ -13,19 +14,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..api.meta_v1 import OwnerReference
-from ..api.scheduling_v1beta1 import PodGroup, Workload
+from ..api.scheduling_v1beta1 import Workload
 from ..builder import Builder, BuildError
 from ..field import ErrorList
 from ..runtime import RuntimeObject, instantiate
+from ._drift import ImmutableChange, group_changes, workload_changes
+from ._ownership import adopt_orphan, already_exists, controlled_by, controller_of
 from ._queries import list_documents
 from ._resources import COMPOSITE_POD_GROUPS, POD_GROUPS, WORKLOADS, parse, ref_of, resource_of
 from ._transport import RetryPolicy, Transport
 from .apply import apply_documents
-from .errors import ObjectRef
+from .errors import APIError, ApplyError, ObjectRef
 from .events import (
     COMPOSITE_POD_GROUP_CREATED,
     FAILED_WORKLOAD_COMPILATION,
     FAILED_WORKLOAD_CREATE,
+    IMMUTABLE_CHANGE_NOT_APPLIED,
     POD_GROUP_CREATED,
     WORKLOAD_CREATED,
     Event,
@@ -34,7 +38,10 @@ from .events import (
 from .preflight import check, served_resources
 from .resize import STRATEGIC_MERGE_PATCH, template_patch
 
-__all__ = ["ReconcileResult", "reconcile"]
+__all__ = ["ImmutableChange", "ReconcileResult", "reconcile"]
+
+_ROUNDS = 5  # list-and-create rounds, as client-go's retry.DefaultRetry (5 steps)
+_MESSAGE_LIMIT = 1024  # what an events.k8s.io/v1 Event note holds
 
 
 @dataclass(frozen=True)
@@ -42,27 +49,25 @@ class ReconcileResult:
     """What one reconcile found and did.
 
     ``workload`` and ``objects`` are the owner's objects on the server afterwards (found or
-    created); ``created`` and ``resized`` what this call changed; ``foreign`` the objects with
-    the owner's names that another owner controls (left alone); ``skipped`` why nothing was
-    managed, if so; ``errors`` the tree's validation errors (nothing is created then);
-    ``events`` the events recorded on the owner.
+    created); ``created`` what this call created (each object once, however many reconciles
+    run at the same time), ``resized`` the gang ``minCount`` it changed, ``adopted`` the
+    objects without a controller it adopted (``adopt=True``); ``foreign`` the objects with the
+    owner's names that it left alone (another owner's, or an orphan not adopted); ``immutable``
+    each change of the tree that a live object cannot take (field, live and desired value,
+    why); ``skipped`` why nothing (more) was managed, if so; ``errors`` the tree's validation
+    errors (nothing is created then); ``events`` the events recorded on the owner.
     """
 
     workload: Workload | None = None
     objects: tuple[RuntimeObject, ...] = ()
     created: tuple[ObjectRef, ...] = ()
     resized: tuple[ObjectRef, ...] = ()
+    adopted: tuple[ObjectRef, ...] = ()
     foreign: tuple[ObjectRef, ...] = ()
+    immutable: tuple[ImmutableChange, ...] = ()
     skipped: str | None = None
     errors: ErrorList = field(default_factory=ErrorList)
     events: tuple[Event, ...] = ()
-
-
-def controlled_by(doc: Mapping[str, Any], uid: str) -> bool:
-    """``metav1.IsControlledBy``: the object's controller reference names ``uid``."""
-    refs = (doc.get("metadata") or {}).get("ownerReferences") or ()
-    controller = next((r for r in refs if isinstance(r, Mapping) and r.get("controller")), None)
-    return controller is not None and controller.get("uid") == uid
 
 
 def _refers_to(doc: Mapping[str, Any], owner: OwnerReference) -> bool:
@@ -88,10 +93,13 @@ def _gang_counts(spec: Mapping[str, Any]) -> dict[str, int]:
 
 
 class _Reconciler:
-    def __init__(self, transport: Transport, builder: Builder, field_manager: str) -> None:
+    def __init__(
+        self, transport: Transport, builder: Builder, field_manager: str, adopt: bool
+    ) -> None:
         self.transport = transport
         self.builder = builder
         self.field_manager = field_manager
+        self.adopt = adopt
         owner = builder.options.owner
         if owner is None or not owner.uid:
             raise ValueError(
@@ -105,6 +113,8 @@ class _Reconciler:
         self.events: list[Event] = []
         self.created: list[ObjectRef] = []
         self.resized: list[ObjectRef] = []
+        self.adopted: list[ObjectRef] = []
+        self.immutable: list[ImmutableChange] = []
 
     async def event(self, type_: Any, reason: str, message: str) -> None:
         event = Event(type_, reason, message)
@@ -115,6 +125,8 @@ class _Reconciler:
         return ReconcileResult(
             created=tuple(self.created),
             resized=tuple(self.resized),
+            adopted=tuple(self.adopted),
+            immutable=tuple(self.immutable),
             events=tuple(self.events),
             **kwargs,
         )
@@ -133,56 +145,114 @@ class _Reconciler:
         except BuildError as exc:
             await self.event("Warning", FAILED_WORKLOAD_COMPILATION, self._failed(exc))
             return self.result(errors=exc.errors or ErrorList(), skipped=str(exc))
-        await check(self.transport, [desired.to_dict()])
-
-        all_workloads = await list_documents(self.transport, WORKLOADS, self.namespace)
-        mine = [
-            w
-            for w in all_workloads
-            if _refers_to(w, self.owner) and controlled_by(w, self.owner.uid)
-        ]
-        if len(mine) > 1:
-            return self.result(
-                skipped=f"found {len(mine)} Workloads controlled by {self.owner_text};"
-                " leaving them alone"
+        desired_doc = desired.to_dict()
+        await check(self.transport, [desired_doc])
+        found = await self._workload(desired_doc, new_execution)
+        if isinstance(found, ReconcileResult):
+            return found
+        workload_doc, created = found
+        if not created:
+            await self._report_changes(
+                workload_changes(ref_of(workload_doc), workload_doc, desired_doc)
             )
-        if not mine:
-            taken = [w for w in all_workloads if ref_of(w).name == desired.metadata.name]
-            if taken:
-                return self.result(
-                    foreign=(ref_of(taken[0]),),
-                    skipped=f"Workload {desired.metadata.name} exists and is not controlled by"
-                    f" {self.owner_text}",
-                )
-            if not new_execution:
-                return self.result(skipped="not a new execution: nothing is created")
-            workload_doc = await self._create_workload(desired)
-        else:
-            workload_doc = mine[0]
             await self._sync_template_counts(workload_doc, desired)
         return await self._runtime_objects(workload_doc, new_execution)
 
     def _failed(self, error: object) -> str:
         return f"Failed to compile Workload for {self.owner_text}: {error}"
 
-    async def _create_workload(self, desired: Workload) -> dict[str, Any]:
-        try:
-            [doc] = await apply_documents(
-                self.transport, [desired.to_dict()], field_manager=self.field_manager
-            )
-        except Exception as exc:
+    def _mine(self, doc: Mapping[str, Any]) -> bool:
+        return _refers_to(doc, self.owner) and controlled_by(doc, self.owner.uid)
+
+    async def _workload(
+        self, desired: dict[str, Any], new_execution: bool
+    ) -> tuple[dict[str, Any], bool] | ReconcileResult:
+        """The owner's Workload (and whether this call created it), or the result to return.
+
+        As the Job controller: list, create when none is controlled by the owner, and on
+        ``AlreadyExists`` list again: a concurrent reconcile of the same owner made it (then it
+        is used, not reported as created), or another owner holds the name (then
+        ``FailedWorkloadCreate`` with the server's message, and nothing further).
+        """
+        name = str(desired["metadata"]["name"])
+        taken: APIError | None = None
+        for _ in range(_ROUNDS):
+            listed = await list_documents(self.transport, WORKLOADS, self.namespace)
+            mine = [w for w in listed if self._mine(w)]
+            if len(mine) > 1:
+                return self.result(
+                    skipped=f"found {len(mine)} Workloads controlled by {self.owner_text};"
+                    " leaving them alone"
+                )
+            if mine:
+                return mine[0], False
+            holder = next((w for w in listed if ref_of(w).name == name), None)
+            if self.adopt and holder is not None and self._adoptable(holder):
+                adopted = await adopt_orphan(
+                    self.transport, WORKLOADS, holder, self.owner, self.field_manager
+                )
+                if adopted is not None:
+                    self.adopted.append(ref_of(adopted))
+                    return adopted, False
+                continue  # it changed meanwhile: look again
+            if taken is not None and holder is not None:
+                return await self._taken(holder, taken)
+            if not new_execution:
+                return self.result(skipped="not a new execution: nothing is created")
+            try:
+                [doc] = await apply_documents(
+                    self.transport, [desired], field_manager=self.field_manager, create_only=True
+                )
+            except ApplyError as exc:
+                [failure] = exc.failures.values()
+                if already_exists(failure):
+                    taken = failure
+                    continue
+                await self.event("Warning", FAILED_WORKLOAD_CREATE, self._create_failed(failure))
+                raise
+            ref = ref_of(doc)
+            self.created.append(ref)
             await self.event(
-                "Warning",
-                FAILED_WORKLOAD_CREATE,
-                f"Failed to create Workload for {self.owner_text}: {exc}",
+                "Normal", WORKLOAD_CREATED, f"Created Workload {ref.name} for {self.owner_text}"
             )
-            raise
-        ref = ref_of(doc)
-        self.created.append(ref)
-        await self.event(
-            "Normal", WORKLOAD_CREATED, f"Created Workload {ref.name} for {self.owner_text}"
+            return doc, True
+        return self.result(
+            skipped=f"Workload {name} kept appearing and going away; reconcile again later"
         )
-        return doc
+
+    def _adoptable(self, doc: Mapping[str, Any]) -> bool:
+        """No controller, and a ``spec.controllerRef`` naming the owner (it is immutable)."""
+        return controller_of(doc) is None and _refers_to(doc, self.owner)
+
+    def _create_failed(self, error: APIError) -> str:
+        """The Job controller's ``FailedWorkloadCreate`` message: the server's own words."""
+        return f"Failed to create Workload for {self.owner_text}: {error.message}"
+
+    async def _taken(self, holder: Mapping[str, Any], error: APIError) -> ReconcileResult:
+        await self.event("Warning", FAILED_WORKLOAD_CREATE, self._create_failed(error))
+        ref = ref_of(holder)
+        if controller_of(holder) is not None:
+            why = "another owner controls it"
+        elif not self._adoptable(holder):
+            why = "it has no controller, and cannot be adopted: its spec.controllerRef (immutable)"
+            why += " names another owner"
+        else:
+            why = "it has no controller; pass adopt=True to adopt it"
+        skipped = f"Workload {ref.name} exists and is not controlled by {self.owner_text}: {why}"
+        return self.result(foreign=(ref,), skipped=skipped)
+
+    async def _report_changes(self, changes: Sequence[ImmutableChange]) -> None:
+        """Record what cannot reach a live object: in the result and as a Warning event."""
+        if not changes:
+            return
+        self.immutable.extend(changes)
+        ref = changes[0].object
+        fields = "; ".join(f"{c.field}: {c.reason}" for c in changes)
+        message = (
+            f"Cannot change {ref.kind} {ref.name} of {self.owner_text}: {fields}."
+            " Roll the change out as a new execution (new objects), see docs/apply.md"
+        )
+        await self.event("Warning", IMMUTABLE_CHANGE_NOT_APPLIED, message[:_MESSAGE_LIMIT])
 
     async def _sync_template_counts(self, workload: dict[str, Any], desired: Workload) -> None:
         current = _gang_counts(workload.get("spec") or {})
@@ -206,52 +276,52 @@ class _Reconciler:
             if ref not in self.resized:
                 self.resized.append(ref)
 
-    async def _runtime_objects(
-        self, workload_doc: dict[str, Any], new_execution: bool
-    ) -> ReconcileResult:
-        workload = Workload.from_server(workload_doc)
-        name = workload.metadata.name
-        desired = instantiate(self.builder)
+    async def _list_groups(self) -> dict[ObjectRef, dict[str, Any]]:
         existing: dict[ObjectRef, dict[str, Any]] = {}
         for resource in (COMPOSITE_POD_GROUPS, POD_GROUPS):
             if resource.plural not in await served_resources(self.transport, resource):
                 continue
             for doc in await list_documents(self.transport, resource, self.namespace):
                 existing[ref_of(doc)] = doc
+        return existing
+
+    async def _runtime_objects(
+        self, workload_doc: dict[str, Any], new_execution: bool
+    ) -> ReconcileResult:
+        workload = Workload.from_server(workload_doc)
+        name = workload.metadata.name
+        desired = {ref_of(d): d for d in (o.to_dict() for o in instantiate(self.builder))}
         in_use: dict[ObjectRef, dict[str, Any]] = {}
         foreign: list[ObjectRef] = []
         missing: list[dict[str, Any]] = []
-        for obj in desired:
-            doc = obj.to_dict()
-            ref = ref_of(doc)
-            found = existing.get(ref)
-            if found is None:
-                missing.append(doc)
-            elif (
-                controlled_by(found, self.owner.uid)
-                and ((found.get("spec") or {}).get("workloadRef") or {}).get("workloadName") == name
-            ):
-                in_use[ref] = found
-            else:
-                foreign.append(ref)
-        if missing and new_execution and not foreign:
-            for doc in await apply_documents(
-                self.transport, missing, field_manager=self.field_manager
-            ):
-                ref = ref_of(doc)
-                in_use[ref] = doc
-                self.created.append(ref)
-                reason = (
-                    COMPOSITE_POD_GROUP_CREATED
-                    if ref.kind == "CompositePodGroup"
-                    else POD_GROUP_CREATED
-                )
-                await self.event(
-                    "Normal", reason, f"Created {ref.kind} {ref.name} for {self.owner_text}"
-                )
+        for _ in range(_ROUNDS):
+            existing = await self._list_groups()
+            in_use, foreign, missing = {}, [], []
+            orphans: list[dict[str, Any]] = []
+            for ref, doc in desired.items():
+                found = existing.get(ref)
+                refers = ((found or {}).get("spec") or {}).get("workloadRef") or {}
+                if found is None:
+                    missing.append(doc)
+                elif refers.get("workloadName") != name:
+                    foreign.append(ref)
+                elif controlled_by(found, self.owner.uid):
+                    in_use[ref] = found
+                elif self.adopt and controller_of(found) is None:
+                    orphans.append(found)
+                else:
+                    foreign.append(ref)
+            if orphans:
+                await self._adopt_groups(orphans)
+                continue  # look again, with the adopted groups in use
+            if foreign or not missing or not new_execution:
+                break
+            if not await self._create_groups(missing):
+                continue  # a name was taken meanwhile: look again
+        for ref, doc in in_use.items():
+            await self._report_changes(group_changes(ref, doc, desired[ref]))
         await self._sync_group_counts(in_use, desired)
-        order = [ref_of(o.to_dict()) for o in desired]
-        objects = tuple(parse(resource_of(in_use[r]), in_use[r]) for r in order if r in in_use)
+        objects = tuple(parse(resource_of(in_use[r]), in_use[r]) for r in desired if r in in_use)
         skipped = None
         if foreign:
             skipped = (
@@ -260,21 +330,61 @@ class _Reconciler:
             )
         elif missing and not new_execution:
             skipped = "not a new execution: missing groups are not created"
+        elif missing:
+            skipped = "the groups kept appearing and going away; reconcile again later"
         return self.result(
             workload=workload, objects=objects, foreign=tuple(foreign), skipped=skipped
         )
 
+    async def _adopt_groups(self, orphans: Sequence[dict[str, Any]]) -> None:
+        for doc in orphans:
+            resource = resource_of(doc)
+            adopted = await adopt_orphan(
+                self.transport, resource, doc, self.owner, self.field_manager
+            )
+            if adopted is not None:
+                self.adopted.append(ref_of(adopted))
+
+    async def _create_groups(self, missing: list[dict[str, Any]]) -> bool:
+        """Create the missing groups; ``False`` when a name was taken (look again)."""
+        try:
+            docs = await apply_documents(
+                self.transport, missing, field_manager=self.field_manager, create_only=True
+            )
+        except ApplyError as exc:
+            await self._created_groups(exc.applied)
+            if not all(already_exists(e) for e in exc.failures.values()):
+                raise
+            return False
+        await self._created_groups([ref_of(d) for d in docs])
+        return True
+
+    async def _created_groups(self, refs: Sequence[ObjectRef]) -> None:
+        for ref in refs:
+            self.created.append(ref)
+            reason = (
+                COMPOSITE_POD_GROUP_CREATED
+                if ref.kind == "CompositePodGroup"
+                else POD_GROUP_CREATED
+            )
+            await self.event(
+                "Normal", reason, f"Created {ref.kind} {ref.name} for {self.owner_text}"
+            )
+
     async def _sync_group_counts(
-        self, in_use: dict[ObjectRef, dict[str, Any]], desired: Sequence[RuntimeObject]
+        self,
+        in_use: dict[ObjectRef, dict[str, Any]],
+        desired: Mapping[ObjectRef, Mapping[str, Any]],
     ) -> None:
-        for obj in desired:
-            if not isinstance(obj, PodGroup) or obj.spec.scheduling_policy.gang is None:
-                continue
-            ref = ref_of(obj.to_dict())
+        for ref, want_doc in desired.items():
             doc = in_use.get(ref)
-            want = obj.spec.scheduling_policy.gang.min_count
-            gang = (((doc or {}).get("spec") or {}).get("schedulingPolicy") or {}).get("gang")
-            if doc is None or gang is None or gang.get("minCount") == want:
+            if doc is None or ref.kind != "PodGroup":
+                continue
+            want = (
+                ((want_doc.get("spec") or {}).get("schedulingPolicy") or {}).get("gang") or {}
+            ).get("minCount")
+            gang = ((doc.get("spec") or {}).get("schedulingPolicy") or {}).get("gang")
+            if want is None or gang is None or gang.get("minCount") == want:
                 continue
             response = await self.transport.request(
                 "PATCH",
@@ -294,6 +404,7 @@ async def reconcile(
     *,
     field_manager: str,
     new_execution: bool = True,
+    adopt: bool = False,
     retry: RetryPolicy | None = None,
 ) -> ReconcileResult:
     """Bring the owner's Workload and runtime objects in line with ``builder``.
@@ -304,12 +415,19 @@ async def reconcile(
     controller, only before the owner has started) it creates what is missing (Workload
     first, then the groups, recording ``WorkloadCreated`` / ``PodGroupCreated`` on the owner);
     it always keeps gang ``minCount`` of the Workload's templates and of the PodGroups in sync
-    with the tree. It never touches an object another owner controls (``foreign``), creates
-    nothing when several Workloads match, and records ``FailedWorkloadCompilation`` (tree
-    errors, returned in ``errors``) or ``FailedWorkloadCreate`` (then re-raises) on failure.
-    Running it again changes nothing.
+    with the tree. Objects are created (201), never applied over: a name another owner or a
+    person holds gives ``FailedWorkloadCreate`` with the API server's message (Workload) and is
+    left alone (``foreign``). An object with the owner's names but no controller reference is
+    adopted only with ``adopt=True`` (a Workload only if its ``spec.controllerRef`` names the
+    owner). Any other change of the tree a live object cannot take is returned in
+    ``immutable`` and recorded as an ``ImmutableChangeNotApplied`` Warning. It creates nothing
+    when several Workloads match, and records ``FailedWorkloadCompilation`` (tree errors,
+    returned in ``errors``) or ``FailedWorkloadCreate`` (then raises the ``ApplyError``) on
+    failure. Running it again changes nothing.
     """
     if not field_manager:
         raise ValueError("field_manager is required: name your controller (e.g. 'my-operator')")
-    reconciler = _Reconciler(Transport(api_client, retry), builder, field_manager)
+    if not isinstance(adopt, bool):
+        raise TypeError(f"adopt must be a bool, not {type(adopt).__name__}")
+    reconciler = _Reconciler(Transport(api_client, retry), builder, field_manager, adopt)
     return await reconciler.run(new_execution)

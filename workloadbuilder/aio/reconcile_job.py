@@ -2,7 +2,8 @@
 
 Each step asks ``decide_job_scheduling`` (the Job controller's decision as a pure function)
 what to do with what exists, does it, and asks again: create the Workload, then (with its uid)
-the PodGroup, then keep gang ``minCount`` in sync.
+the PodGroup, then keep gang ``minCount`` in sync. Objects are created, never applied over, so
+an object another controller or a person made is never taken over.
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ from typing import Any
 
 from ..api.meta_v1 import OwnerReference
 from ..job import JobEvent, JobSchedulingDecision, decide_job_scheduling
+from ._ownership import already_exists
 from ._queries import list_documents
 from ._resources import POD_GROUPS, PODS, WORKLOADS, ref_of
 from ._transport import RetryPolicy, Transport
 from .apply import apply_documents
-from .errors import ObjectRef
+from .errors import APIError, ApplyError, ObjectRef
 from .events import Event, record_event
 from .reconcile import ReconcileResult
 from .resize import STRATEGIC_MERGE_PATCH
@@ -26,7 +28,7 @@ __all__ = ["JOB_CONTROLLER_UID_LABEL", "reconcile_job"]
 JOB_CONTROLLER_UID_LABEL = "batch.kubernetes.io/controller-uid"
 """The label the Job controller puts on every pod of a Job: the Job's uid."""
 
-_STEPS = 3  # the Workload, its PodGroup, then the settled decision
+_ROUNDS = 5  # decide-and-create rounds: the Workload, its PodGroup, an AlreadyExists each
 
 
 def _document(job: Any) -> dict[str, Any]:
@@ -83,11 +85,22 @@ class _JobSync:
             self.job, workloads, pod_groups, pods=pods, gate_enabled=gate_enabled
         )
 
-    async def create(self, doc: dict[str, Any]) -> ObjectRef:
-        [stored] = await apply_documents(self.transport, [doc], field_manager=self.field_manager)
-        ref = ref_of(stored)
-        self.created.append(ref)
-        return ref
+    async def create(self, doc: dict[str, Any]) -> APIError | None:
+        """Create ``doc`` (never apply over an existing object); the ``AlreadyExists`` answer
+        when the name is taken."""
+        try:
+            [stored] = await apply_documents(
+                self.transport, [doc], field_manager=self.field_manager, create_only=True
+            )
+        except ApplyError as exc:
+            [failure] = exc.failures.values()
+            if already_exists(failure):
+                return failure
+            if doc.get("kind") == "Workload":
+                await self.event(JobEvent.failed_workload_create(self.name, failure.message))
+            raise
+        self.created.append(ref_of(stored))
+        return None
 
     async def set_min_count(self, ref: ObjectRef, spec_patch: dict[str, Any]) -> None:
         resource = WORKLOADS if ref.kind == "Workload" else POD_GROUPS
@@ -102,32 +115,49 @@ class _JobSync:
         self.resized.append(ref)
 
     async def run(self, pods: Sequence[Any], gate_enabled: bool) -> ReconcileResult:
+        """Decide, create what the decision says, decide again. A create answered
+        ``AlreadyExists`` is decided again too: the object is the Job's (made by a concurrent
+        sync) or another's, which is left alone (``FailedWorkloadCreate`` for a Workload, with
+        the API server's message, as the Job controller records it)."""
         decision = await self.decide(pods, gate_enabled)
-        for _ in range(_STEPS):
+        taken: dict[str, APIError] = {}
+        foreign: tuple[ObjectRef, ...] = ()
+        for _ in range(_ROUNDS):
             if decision.event is not None:
                 await self.event(decision.event)
-            if decision.create_workload is not None:
-                try:
-                    ref = await self.create(decision.create_workload.to_dict())
-                except Exception as exc:
-                    await self.event(JobEvent.failed_workload_create(self.name, str(exc)))
-                    raise
-                await self.event(JobEvent.workload_created(ref.name, self.name))
-            elif decision.create_pod_group is not None:
-                ref = await self.create(decision.create_pod_group.to_dict())
-                await self.event(JobEvent.pod_group_created(ref.name, self.name))
-            else:
+            want = decision.create_workload or decision.create_pod_group
+            if want is None:
                 break
+            doc = want.to_dict()
+            ref = ref_of(doc)
+            if ref.kind in taken:  # still missing after AlreadyExists: another holds the name
+                if ref.kind == "Workload":
+                    message = taken[ref.kind].message
+                    await self.event(JobEvent.failed_workload_create(self.name, message))
+                foreign = (ref,)
+                break
+            refused = await self.create(doc)
+            if refused is not None:
+                taken[ref.kind] = refused
+            elif ref.kind == "Workload":
+                await self.event(JobEvent.workload_created(ref.name, self.name))
+            else:
+                await self.event(JobEvent.pod_group_created(ref.name, self.name))
             decision = await self.decide(pods, gate_enabled)
-        await self.settle_counts(decision)
+        if not foreign:
+            await self.settle_counts(decision)
         workload = decision.workload
         group = decision.pod_group
+        skipped = None if group is not None else decision.message
+        if foreign:
+            skipped = f"{foreign[0]} exists and is not controlled by Job {self.name}"
         return ReconcileResult(
             workload=workload,
             objects=(group,) if group is not None else (),
             created=tuple(self.created),
             resized=tuple(self.resized),
-            skipped=None if group is not None else decision.message,
+            foreign=foreign,
+            skipped=skipped,
             events=tuple(self.events),
         )
 

@@ -35,10 +35,13 @@ _READ_PARTS = (
     ("metadata", "annotations"),
     ("metadata", "ownerReferences"),
     ("spec", "parallelism"),
+    ("spec", "completions"),
+    ("spec", "completionMode"),
     ("spec", "scheduling"),
     ("spec", "template", "spec", "priorityClassName"),
     ("status", "succeeded"),
     ("status", "failed"),
+    ("status", "failedIndexes"),
     ("status", "conditions"),
 )
 
@@ -85,6 +88,8 @@ class JobPodTemplate(_Read):
 
 class JobSpec(_Read):
     parallelism: Int32 | None = None
+    completions: Int32 | None = None
+    completion_mode: Str | None = None
     scheduling: JobSchedulingConfiguration | None = None
     template: JobPodTemplate | None = None
 
@@ -97,6 +102,7 @@ class JobStatus(_Read):
     start_time: Any = None  # only whether it is set matters
     succeeded: Int32 | None = None
     failed: Int32 | None = None
+    failed_indexes: Str | None = None
     conditions: list[JobCondition] | None = None
 
 

@@ -139,19 +139,19 @@ def workload_item_for_job(
     )
 
 
-def item_for_view(view: JobView) -> WorkloadItem:
-    """The WorkloadItem the Job controller builds for a Job it has read."""
-    spec = view.job_spec
+def item_for_view(view: JobView, parallelism: int | None) -> WorkloadItem:
+    """The WorkloadItem for a Job that has been read, a gang sized from ``parallelism``."""
     return workload_item_for_job(
         job_template_name(view.name),
         view.pod_spec.priority_class_name or "",
-        spec.parallelism,
-        spec.scheduling,
+        parallelism,
+        view.job_spec.scheduling,
     )
 
 
-def builder_for_view(view: JobView) -> Builder:
-    """The Builder the Job controller compiles a Job's Workload with."""
+def builder_for_view(view: JobView, parallelism: int | None) -> Builder:
+    """The Builder a Job's Workload is compiled with; ``parallelism`` sizes a gang without
+    an explicit ``minCount``."""
     view.require_identity()
     options = BuildOptions(
         name=generate_workload_name(view.name, view.uid),
@@ -160,7 +160,7 @@ def builder_for_view(view: JobView) -> Builder:
         allowed_policies=frozenset(SchedulingPolicyOption),
         allowed_disruption_modes=frozenset(DisruptionModeOption),
     )
-    return Builder(item_for_view(view), options)
+    return Builder(item_for_view(view, parallelism), options)
 
 
 def job_builder(job: Any) -> Builder:
@@ -173,7 +173,8 @@ def job_builder(job: Any) -> Builder:
     ``errors`` naming each field) for a malformed one, ``ValueError`` for a Job without
     ``metadata.name`` / ``metadata.uid``.
     """
-    return builder_for_view(read_job(job))
+    view = read_job(job)
+    return builder_for_view(view, view.job_spec.parallelism)
 
 
 def link_workload(pod_group: PodGroup, workload: Workload, workload_uid: str) -> PodGroup:

@@ -23,6 +23,7 @@ from ..api.scheduling_v1beta1 import PodGroup, PodGroupTemplate, Workload
 from ..builder import Builder, BuildError, BuildOptions, api_group
 from ..field import ErrorList, FieldPath
 from ..naming import generate_pod_group_name
+from ._progress import gang_size
 from ._read import JobView, as_document, check_bounded, read_job
 from .annotations import GROUP_TEMPLATE_NAME_ANNOTATION
 from .compile import builder_for_view, link_workload
@@ -237,7 +238,7 @@ def _root(
         if not new_job:
             return _started(mode, new_job)
         try:
-            created = builder_for_view(view).build_workload()
+            created = builder_for_view(view, gang_size(view)).build_workload()
         except BuildError as exc:  # createWorkloadForJob records the event
             return _compile_failure(mode, view, new_job, exc, record_event=True)
         return JobSchedulingDecision(
@@ -277,7 +278,7 @@ def _root(
             lambda: _new_pod_group(view, workload, templates[0], link=True),
         )
     try:
-        desired = builder_for_view(view).workload().spec.pod_group_templates or []
+        desired = builder_for_view(view, gang_size(view)).workload().spec.pod_group_templates or []
     except BuildError as exc:  # syncGangMinCount returns the error, without an event
         return _compile_failure(mode, view, new_job, exc, record_event=False)
     want = _gang_count(desired[0]) if desired else None
