@@ -288,7 +288,7 @@ class _Reconciler:
     async def _runtime_objects(
         self, workload_doc: dict[str, Any], new_execution: bool
     ) -> ReconcileResult:
-        workload = Workload.from_server(workload_doc)
+        workload: Workload = parse(WORKLOADS, workload_doc)
         name = workload.metadata.name
         desired = {ref_of(d): d for d in (o.to_dict() for o in instantiate(self.builder))}
         in_use: dict[ObjectRef, dict[str, Any]] = {}
