@@ -129,10 +129,13 @@ async def test_a_job_whose_pods_would_restart_always_is_invalid(
     del body["spec"]["template"]["spec"]["restartPolicy"]
     reply = await call(fake_apiserver, "POST", JOBS, body)
     assert reply.status == 422
+    # real-apiserver-observed.md, "Jobs": defaulting made it Always, batch validation words
+    # that as Required
     assert reply.json()["message"] == (
-        'Job.batch "j" is invalid: spec.template.spec.restartPolicy: Unsupported value:'
-        ' "Always": supported values: "OnFailure", "Never"'
+        'Job.batch "j" is invalid: spec.template.spec.restartPolicy: Required value:'
+        ' valid values: "OnFailure", "Never"'
     )
+    assert reply.json()["details"]["causes"][0]["reason"] == "FieldValueRequired"
 
 
 @bounded()

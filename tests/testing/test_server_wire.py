@@ -32,8 +32,8 @@ async def test_apply_without_field_manager(fake_apiserver: FakeAPIServer) -> Non
         "message": 'PatchOptions.meta.k8s.io "" is invalid: '
         "fieldManager: Required value: is required for apply patch",
         "reason": "Invalid",
+        # Observed: details has group, kind and causes but no name key (StatusDetails omits "")
         "details": {
-            "name": "",
             "group": "meta.k8s.io",
             "kind": "PatchOptions",
             "causes": [
@@ -173,9 +173,21 @@ async def test_non_apply_patch_on_a_missing_object(
 async def test_unsupported_patch_content_type(fake_apiserver: FakeAPIServer) -> None:
     await apply(fake_apiserver, pod_group(), "ctl")
     reply = await call(fake_apiserver, "PATCH", f"{PG_PATH}/pg", {}, content_type="text/plain")
-    # Observed: the PATCH route refuses the type before any handler runs, in plain text.
-    assert (reply.status, reply.text) == (415, "415: Unsupported Media Type")
-    assert reply.headers["Content-Type"] == "text/plain; charset=utf-8"
+    # Observed: the PATCH route refuses the type before any handler runs, "415: Unsupported
+    # Media Type"; the API server's serviceErrorHandler (apiserver pkg/server/handler.go) sends
+    # go-restful's error as a Status made by NewGenericServerResponse, with empty details.
+    assert reply.status == 415
+    assert reply.headers["Content-Type"] == "application/json"
+    assert reply.json() == {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": "415: Unsupported Media Type",
+        "reason": "UnsupportedMediaType",
+        "details": {},
+        "code": 415,
+    }
 
 
 @bounded()

@@ -352,11 +352,21 @@ async def test_unknown_group_is_a_plain_text_404(fake_apiserver: FakeAPIServer) 
 @bounded()
 async def test_cbor_accept_is_not_acceptable(fake_apiserver: FakeAPIServer) -> None:
     reply = await call(fake_apiserver, "GET", PG_PATH, headers={"Accept": "application/cbor"})
-    assert (reply.status, reply.text) == (
-        406,
-        "406: Not Acceptable\n\nAvailable representations: "
+    # Observed (real-apiserver-observed.md, "CBOR" and "Content types and encodings"): 406,
+    # application/json, a Status with reason NotAcceptable and go-restful's text as message.
+    assert reply.status == 406
+    assert reply.headers["Content-Type"] == "application/json"
+    assert reply.json() == {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": "406: Not Acceptable\n\nAvailable representations: "
         "application/json, application/yaml, application/vnd.kubernetes.protobuf",
-    )
+        "reason": "NotAcceptable",
+        "details": {},
+        "code": 406,
+    }
 
 
 @bounded()

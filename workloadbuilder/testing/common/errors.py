@@ -111,6 +111,18 @@ def uid_mismatch(given: str, live: str) -> APIStatusError:
     )
 
 
+def delete_precondition_failed(rt: ResourceType, name: str, text: str) -> APIStatusError:
+    """409 for a DeleteOptions precondition that does not hold: ``rest.BeforeDelete`` words it
+    with the kind (not the resource), in the message and in ``details.kind``."""
+    qualified = f"{rt.kind}.{rt.group}" if rt.group else rt.kind
+    details: dict[str, Any] = {"name": name}
+    if rt.group:
+        details["group"] = rt.group
+    details["kind"] = rt.kind
+    message = f'Operation cannot be fulfilled on {qualified} "{name}": {text}'
+    return _error(409, "Conflict", message, details)
+
+
 def precondition_failed(rt: ResourceType, namespace: str, name: str, text: str) -> APIStatusError:
     """409 for a DeleteOptions precondition that does not hold, worded by the storage layer."""
     key = "/".join(p for p in ("/registry", rt.plural, namespace, name) if p)
@@ -139,9 +151,14 @@ def bad_request(message: str) -> APIStatusError:
 def invalid(kind: str, group: str, name: str, causes: list[dict[str, str]]) -> APIStatusError:
     """A 422 ``Invalid`` Status naming every cause, as the API server words it."""
     qualified = f"{kind}.{group}" if group else kind
-    items = [f"{c['field']}: {c['message']}" if c.get("field") else c["message"] for c in causes]
+    # field.ErrorList.ToAggregate: each distinct error once, several in brackets
+    items = list(
+        dict.fromkeys(
+            f"{c['field']}: {c['message']}" if c.get("field") else c["message"] for c in causes
+        )
+    )
     joined = items[0] if len(items) == 1 else "[" + ", ".join(items) + "]"
-    details: dict[str, Any] = {"name": name}
+    details: dict[str, Any] = {"name": name} if name else {}  # omitempty, as StatusDetails
     if group:
         details["group"] = group
     details["kind"] = kind

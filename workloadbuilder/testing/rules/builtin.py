@@ -11,16 +11,18 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from .common import Errs, Obj, items, mapping, short_name
-from .errors import child, index, not_supported, required
+from .common import IMMUTABLE, Errs, Obj, items, mapping, short_name
+from .errors import child, forbidden, index, invalid, not_supported, required
 
 __all__ = [
     "default_job",
     "default_namespace",
     "default_pod",
     "validate_job_spec",
+    "validate_job_update",
     "validate_namespace",
     "validate_pod_spec",
+    "validate_pod_update",
 ]
 
 NAME_LABEL: Final = "kubernetes.io/metadata.name"
@@ -117,6 +119,7 @@ def default_job(obj: dict[str, Any], *, creating: bool) -> None:
     _default(spec, "suspend", False)
     if spec.get("podFailurePolicy") is None:
         _default(spec, "podReplacementPolicy", "TerminatingOrFailed")
+    _default(spec, "manualSelector", False)
     template = spec.get("template")
     if isinstance(template, dict) and isinstance(template.get("spec"), dict):
         default_pod_spec(template["spec"])
@@ -151,14 +154,39 @@ def validate_pod_spec(path: str, spec: Any) -> Errs:
     return errs
 
 
+def validate_pod_update(obj: Obj, old: Obj) -> Errs:
+    """``ValidatePodUpdate``'s first rule: the containers may not be added or removed."""
+    new_containers = items(mapping(obj.get("spec")).get("containers"))
+    if len(new_containers) != len(items(mapping(old.get("spec")).get("containers"))):
+        return [forbidden("spec.containers", "pod updates may not add or remove containers")]
+    return []
+
+
 def validate_job_spec(spec: Any) -> Errs:
-    """The pod template as a Job's: its pods restart ``OnFailure`` or ``Never``."""
+    """The pod template as a Job's: its pods restart ``OnFailure`` or ``Never`` (a missing or
+    ``Always`` policy is Required, as batch validation words it, since defaulting made it
+    ``Always``); with a ``podFailurePolicy`` only ``Never``."""
     template_spec = mapping(mapping(mapping(spec).get("template")).get("spec"))
     errs = validate_pod_spec("spec.template.spec", template_spec)
     policy = template_spec.get("restartPolicy")
-    if policy not in _JOB_RESTART:
-        errs.append(not_supported("spec.template.spec.restartPolicy", policy, _JOB_RESTART))
+    path = "spec.template.spec.restartPolicy"
+    if policy in ("Always", "", None):
+        errs.append(required(path, 'valid values: "OnFailure", "Never"'))
+    elif policy not in _JOB_RESTART:
+        errs.append(not_supported(path, policy, _JOB_RESTART))
+    elif mapping(spec).get("podFailurePolicy") is not None and policy != "Never":
+        errs.append(
+            invalid(path, policy, 'only "Never" is supported when podFailurePolicy is specified')
+        )
     return errs
+
+
+def validate_job_update(obj: Obj, old: Obj) -> Errs:
+    """``ValidateJobSpecUpdate``: the pod template is immutable."""
+    template = mapping(obj.get("spec")).get("template")
+    if template == mapping(old.get("spec")).get("template"):
+        return []
+    return [invalid("spec.template", template, IMMUTABLE, ratchet=False)]
 
 
 def validate_namespace(obj: Obj) -> Errs:

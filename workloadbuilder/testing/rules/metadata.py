@@ -6,7 +6,8 @@ two characters of a prefix that ends in ``-`` with ``a``). Labels, annotations (
 256 KiB in all), ``ownerReferences`` (apiVersion, kind, name, uid; one controller; no Event
 owners) and finalizer names are checked on create; on update the name and namespace are
 immutable, labels, annotations and ownerReferences are checked again, and an object being
-deleted takes no new finalizers.
+deleted takes no new finalizers. Built-in kinds also check that a finalizer without a
+domain is a standard one (``kube_finalizers``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ TOTAL_ANNOTATION_SIZE: Final = 256 * 1024
 ORPHAN: Final = "orphan"
 FOREGROUND: Final = "foregroundDeletion"
 _BANNED_OWNERS: Final = frozenset({("", "v1", "Event")})
+_STANDARD_FINALIZERS: Final = frozenset({"kubernetes", ORPHAN, FOREGROUND})
 
 
 def name_check(group: str, kind: str) -> NameCheck:
@@ -125,6 +127,22 @@ def _finalizers(value: Any) -> Errs:
         detail = f"finalizer {ORPHAN} and {FOREGROUND} cannot be both set"
         errs.append(invalid("metadata.finalizers", finalizers, detail, ratchet=False))
     return errs
+
+
+def kube_finalizers(obj: Obj) -> Errs:
+    """What ``pkg/apis/core/validation`` adds for every built-in kind, on create and update:
+    a finalizer without a ``/`` must be a standard one (``kubernetes``, ``orphan``,
+    ``foregroundDeletion``), reported at its index."""
+    return [
+        invalid(
+            f"metadata.finalizers[{i}]",
+            name,
+            "name is neither a standard finalizer name nor is it fully qualified",
+            ratchet=False,
+        )
+        for i, name in enumerate(items(mapping(obj.get("metadata")).get("finalizers")))
+        if isinstance(name, str) and "/" not in name and name not in _STANDARD_FINALIZERS
+    ]
 
 
 def _namespace(meta: Obj, namespaced: bool) -> Errs:

@@ -17,12 +17,20 @@ from .builtin import (
     default_namespace,
     default_pod,
     validate_job_spec,
+    validate_job_update,
     validate_pod_spec,
+    validate_pod_update,
 )
 from .common import Errs, Obj
 from .core import validate_job, validate_pod
+from .events import default_event, validate_event
 from .groups import validate_composite_pod_group, validate_group_update, validate_pod_group
-from .metadata import name_check, validate_object_meta, validate_object_meta_update
+from .metadata import (
+    kube_finalizers,
+    name_check,
+    validate_object_meta,
+    validate_object_meta_update,
+)
 from .workload import validate_workload, validate_workload_update
 
 __all__ = [
@@ -62,6 +70,8 @@ def apply_defaults(group: str, kind: str, obj: dict[str, Any], *, creating: bool
         default_namespace(obj, creating=creating)
     elif (group, kind) == ("batch", "Job"):
         default_job(obj, creating=creating)
+    elif (group, kind) == ("", "Event"):
+        default_event(obj)
     if group != SCHEDULING_GROUP or kind not in _DEFAULTED_GROUPS:
         return
     spec = obj.get("spec")
@@ -107,17 +117,31 @@ def validate_object(
         errs = validate_object_meta(obj, name_check(group, kind), namespaced=namespaced)
     else:
         errs = validate_object_meta_update(obj, old)
+    errs += kube_finalizers(obj)
     errs += _kind_rules(group, version, kind, obj, old, gates)
     return [e.to_cause() for e in _ratcheted(errs, obj, old)]
+
+
+def _core_rules(kind: str, obj: Obj, old: Obj | None, gates: frozenset[str]) -> Errs:
+    if kind == "Pod":
+        errs = validate_pod_spec("spec", obj.get("spec"))
+        containers = validate_pod_update(obj, old) if old is not None else []
+        return errs + (containers or validate_pod(obj, old))  # that rule ends ValidatePodUpdate
+    if kind == "Job":
+        errs = validate_job_spec(obj.get("spec"))
+        if old is not None:
+            errs += validate_job_update(obj, old)
+        return errs + validate_job(obj, old, gates)
+    if kind == "Event":
+        return validate_event(obj, old)
+    return []
 
 
 def _kind_rules(
     group: str, version: str, kind: str, obj: Obj, old: Obj | None, gates: frozenset[str]
 ) -> Errs:
-    if (group, kind) == ("", "Pod"):
-        return validate_pod_spec("spec", obj.get("spec")) + validate_pod(obj, old)
-    if (group, kind) == ("batch", "Job"):
-        return validate_job_spec(obj.get("spec")) + validate_job(obj, old, gates)
+    if (group, kind) in (("", "Pod"), ("batch", "Job"), ("", "Event")):
+        return _core_rules(kind, obj, old, gates)
     if group != SCHEDULING_GROUP or kind == "PriorityClass":
         return []
     errs: Errs = []

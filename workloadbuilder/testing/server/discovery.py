@@ -92,12 +92,12 @@ def resource_list(registry: Registry, group: str, version: str) -> dict[str, Any
             )
     if not entries:
         return None
-    return {
-        "kind": "APIResourceList",
-        "apiVersion": "v1",
-        "groupVersion": f"{group}/{version}" if group else version,
-        "resources": entries,
-    }
+    document: dict[str, Any] = {"kind": "APIResourceList"}
+    if group:  # the legacy /api/v1 list has kind and groupVersion only (observed)
+        document["apiVersion"] = "v1"
+    document["groupVersion"] = f"{group}/{version}" if group else version
+    document["resources"] = entries
+    return document
 
 
 def _aggregated_resource(rt: ResourceType) -> dict[str, Any]:

@@ -1,8 +1,10 @@
 """Media types: what a request may send, and which representation its ``Accept`` asks for.
 
 The API server routes resource requests through go-restful, which refuses a body type a
-route does not consume with a plain-text ``415: Unsupported Media Type`` and an ``Accept``
-it cannot produce with ``406: Not Acceptable`` followed by the representations it has.
+route does not consume (``415: Unsupported Media Type``) and an ``Accept`` it cannot produce
+(``406: Not Acceptable`` followed by the representations it has); the API server's service
+error handler turns either into a JSON ``Status`` (``NewGenericServerResponse``: reason
+``UnsupportedMediaType`` / ``NotAcceptable``, that text as the message, empty details).
 Inside an accepted type, parameters choose the shape: ``as=Table`` (what ``kubectl get``
 asks for), ``as=PartialObjectMetadata[List]``, ``as=APIGroupDiscoveryList`` (aggregated
 discovery).
@@ -10,6 +12,7 @@ discovery).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from aiohttp import web
@@ -72,14 +75,21 @@ def plain(status: int, text: str, headers: dict[str, str] | None = None) -> web.
     )
 
 
+def _service_error(code: int, reason: str, message: str) -> web.Response:
+    """go-restful's refusal as the API server's ``serviceErrorHandler`` answers it."""
+    body = errors.status_body(code, reason, message, {})
+    return web.Response(status=code, body=json.dumps(body).encode(), headers={"Content-Type": JSON})
+
+
 def not_acceptable(produces: tuple[str, ...] = PRODUCES) -> web.Response:
     """go-restful's 406 for an ``Accept`` no route produces."""
-    return plain(406, "406: Not Acceptable\n\nAvailable representations: " + ", ".join(produces))
+    text = "406: Not Acceptable\n\nAvailable representations: " + ", ".join(produces)
+    return _service_error(406, "NotAcceptable", text)
 
 
 def unsupported_media_type() -> web.Response:
     """go-restful's 415 for a body type the route does not consume."""
-    return plain(415, "415: Unsupported Media Type")
+    return _service_error(415, "UnsupportedMediaType", "415: Unsupported Media Type")
 
 
 def _matches(accepted: MediaType, offered: str) -> bool:

@@ -33,6 +33,33 @@ _AGE_DOC = (
     "UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: "
     "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
 )
+# The pod printer's priority-1 columns are described by their API fields' documentation.
+_POD_IP_DOC = (
+    "podIP address allocated to the pod. Routable at least within the cluster. "
+    "Empty if not yet allocated."
+)
+_NODE_NAME_DOC = (
+    "NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate "
+    "for scheduling by the scheduler defined in schedulerName. Once this field is set, the "
+    "kubelet for this node becomes responsible for the lifecycle of this pod. This field "
+    "should not be used to express a desire for the pod to be scheduled on a specific node. "
+    "https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename"
+)
+_NOMINATED_DOC = (
+    "nominatedNodeName is set only when this pod preempts other pods on the node, but it "
+    "cannot be scheduled right away as preemption victims receive their graceful termination "
+    "periods. This field does not guarantee that the pod will be scheduled on this node. "
+    "Scheduler may decide to place the pod elsewhere if other nodes become available sooner. "
+    "Scheduler may also decide to give the resources on this node to a higher priority pod "
+    "that is created after preemption. As a result, this field may be different than "
+    "PodSpec.nodeName when the pod is scheduled."
+)
+_READINESS_GATES_DOC = (
+    "If specified, all readiness gates will be evaluated for pod readiness. A pod is ready "
+    "when all its containers are ready AND all conditions specified in the readiness gates "
+    'have status equal to "True" More info: '
+    "https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates"
+)
 NAME: Column = ("Name", "string", "name", 0, _NAME_DOC)
 AGE: Column = ("Age", "string", "", 0, _AGE_DOC)
 _NONE = "<none>"
@@ -360,12 +387,10 @@ _PRINTERS: dict[tuple[str, str], tuple[list[Column], Callable[..., list[Cell]]]]
                 "the last container in this pod has restarted.",
             ),
             AGE,
-            _col(
-                "IP", "podIP address allocated to the pod. Routable at least within the cluster.", 1
-            ),
-            _col("Node", "The node the pod is bound to.", 1),
-            _col("Nominated Node", "The node the scheduler nominated for the pod.", 1),
-            _col("Readiness Gates", "The readiness gates of the pod that are True.", 1),
+            _col("IP", _POD_IP_DOC, 1),
+            _col("Node", _NODE_NAME_DOC, 1),
+            _col("Nominated Node", _NOMINATED_DOC, 1),
+            _col("Readiness Gates", _READINESS_GATES_DOC, 1),
         ],
         _pod,
     ),

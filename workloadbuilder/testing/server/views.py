@@ -63,13 +63,9 @@ def shape(
 
 
 def content_type(media: negotiation.MediaType) -> str:
-    """The ``Content-Type`` of an answer in ``media``."""
-    if media.mime == negotiation.YAML:
-        return negotiation.YAML
-    if media.shape:
-        params = ";".join(f"{k}={media.params[k]}" for k in ("as", "v", "g") if k in media.params)
-        return f"{negotiation.JSON};{params}"
-    return negotiation.JSON
+    """The ``Content-Type`` of an answer in ``media``: the serializer's media type alone, so a
+    ``Table`` or ``PartialObjectMetadata`` answer is ``application/json`` (observed)."""
+    return negotiation.YAML if media.mime == negotiation.YAML else negotiation.JSON
 
 
 def encode(media: negotiation.MediaType, body: Any) -> bytes:
