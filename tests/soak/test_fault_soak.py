@@ -92,8 +92,7 @@ async def test_the_end_state_check_finds_orphans_leftovers_and_wrong_counts() ->
     assert f"PodGroup {name} orphaned: its Workload is gone" in problems
     assert f"Workload {resize.name}: spec is not as intended" in problems
     assert f"PodGroup {resize.workers.metadata.name}: spec is not as intended" in problems
-    assert f"Workload {resize.name}: generation 1" in problems
-    assert len(problems) == 6  # and the leftover's missing parent
+    assert len(problems) == 5  # and the leftover's missing parent
 
 
 def _resource(doc: dict[str, object]) -> tuple[str, str, str]:

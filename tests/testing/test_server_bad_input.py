@@ -678,22 +678,23 @@ async def test_delete_preconditions_are_honoured(fake_apiserver: FakeAPIServer) 
     stale = await call(
         fake_apiserver, "DELETE", f"{POD_PATH}/p", {"preconditions": {"resourceVersion": "1"}}
     )
+    # Observed ("Delete preconditions"): rest.BeforeDelete's words, the kind in details.
     assert_status(
         stale,
         409,
         "Conflict",
-        'Operation cannot be fulfilled on pods "p": StorageError: invalid object, Code: 4, '
-        "Key: /registry/pods/default/p, ResourceVersion: 0, AdditionalErrorMsg: "
-        "Precondition failed: ResourceVersion in precondition: 1, "
-        f"ResourceVersion in object meta: {live['resourceVersion']}",
+        'Operation cannot be fulfilled on Pod "p": the ResourceVersion in the precondition (1) '
+        f"does not match the ResourceVersion in record ({live['resourceVersion']}). "
+        "The object might have been modified",
     )
-    assert stale.json()["details"] == {"name": "p", "kind": "pods"}
+    assert stale.json()["details"] == {"name": "p", "kind": "Pod"}
     wrong_uid = await call(
         fake_apiserver, "DELETE", f"{POD_PATH}/p", {"preconditions": {"uid": "nope"}}
     )
     assert_status(wrong_uid, 409, "Conflict")
     assert wrong_uid.json()["message"].endswith(
-        f"Precondition failed: UID in precondition: nope, UID in object meta: {live['uid']}"
+        f"the UID in the precondition (nope) does not match the UID in record ({live['uid']}). "
+        "The object might have been deleted and then recreated"
     )
     assert fake_apiserver.get_object("", "v1", "pods", "default", "p") is not None
     held = {"preconditions": {"uid": live["uid"], "resourceVersion": live["resourceVersion"]}}

@@ -123,16 +123,6 @@ def delete_precondition_failed(rt: ResourceType, name: str, text: str) -> APISta
     return _error(409, "Conflict", message, details)
 
 
-def precondition_failed(rt: ResourceType, namespace: str, name: str, text: str) -> APIStatusError:
-    """409 for a DeleteOptions precondition that does not hold, worded by the storage layer."""
-    key = "/".join(p for p in ("/registry", rt.plural, namespace, name) if p)
-    message = (
-        f'Operation cannot be fulfilled on {rt.qualified} "{name}": StorageError: invalid object, '
-        f"Code: 4, Key: {key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: {text}"
-    )
-    return _error(409, "Conflict", message, _object_details(rt, name))
-
-
 def too_large(limit: int) -> APIStatusError:
     """413 for a request body over the API server's limit."""
     return _error(413, "RequestEntityTooLarge", f"Request entity too large: limit is {limit}")

@@ -135,13 +135,20 @@ def check_preconditions(
 def check_delete_preconditions(
     rt: ResourceType, live: dict[str, Any], preconditions: dict[str, Any]
 ) -> None:
-    """DeleteOptions ``preconditions``: the uid, then the resourceVersion, must match."""
-    for key, label in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
+    """DeleteOptions ``preconditions``: the uid, then the resourceVersion, must match
+    (``rest.BeforeDelete`` words the 409)."""
+    checks = (
+        ("uid", "UID", "deleted and then recreated"),
+        ("resourceVersion", "ResourceVersion", "modified"),
+    )
+    for key, label, change in checks:
         given = preconditions.get(key)
         if given is not None and given != live.get(key, ""):
-            text = f"{label} in precondition: {given}, {label} in object meta: {live.get(key, '')}"
-            namespace = live.get("namespace", "") if rt.namespaced else ""
-            raise errors.precondition_failed(rt, namespace, live["name"], text)
+            text = (
+                f"the {label} in the precondition ({given}) does not match the {label} in "
+                f"record ({live.get(key, '')}). The object might have been {change}"
+            )
+            raise errors.delete_precondition_failed(rt, live["name"], text)
 
 
 def apply_configuration(rt: ResourceType, config: Any) -> dict[str, Any]:

@@ -170,24 +170,31 @@ _NO_GENERATION = frozenset(
         ("", "Namespace"),
         ("", "Node"),
         ("", "Event"),
-        # 1.37's PodGroup and CompositePodGroup strategies never set it (observed on 1.36 too)
+        # 1.37's Workload, PodGroup and CompositePodGroup strategies never set it (a PodGroup
+        # was observed without one on 1.36 too)
+        ("scheduling.k8s.io", "Workload"),
         ("scheduling.k8s.io", "PodGroup"),
         ("scheduling.k8s.io", "CompositePodGroup"),
     }
 )
+_CREATED_GENERATION_ONLY = frozenset({("scheduling.k8s.io", "PriorityClass")})
+"""Kinds whose strategy sets generation 1 on create and never counts an update."""
 
 
 def tracks_generation(rt: ResourceType) -> bool:
     """Whether the kind's registry strategy keeps ``metadata.generation`` (namespaces, nodes,
-    events, PodGroups and CompositePodGroups have none)."""
+    events, Workloads, PodGroups and CompositePodGroups have none)."""
     return (rt.group, rt.kind) not in _NO_GENERATION
 
 
-def generation(obj: dict[str, Any], old: dict[str, Any] | None) -> int:
-    """1 on create; +1 when anything outside metadata and status changes."""
+def generation(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None) -> int:
+    """1 on create; +1 when anything outside metadata and status changes (once per write;
+    a PriorityClass stays at 1)."""
     if old is None:
         return 1
     current = int(old["metadata"].get("generation", 1))
+    if (rt.group, rt.kind) in _CREATED_GENERATION_ONLY:
+        return current
     return current + 1 if _spec(obj) != _spec(old) else current
 
 

@@ -407,7 +407,7 @@ class Engine:
                 return Result(200, self.as_served(rt, stored.obj))
             meta["resourceVersion"] = stored.obj["metadata"]["resourceVersion"]
         if tracks_generation(rt):
-            meta["generation"] = generation(obj, stored.obj if stored else None)
+            meta["generation"] = generation(rt, obj, stored.obj if stored else None)
         else:
             meta.pop("generation", None)
         meta["managedFields"] = managed.render(entries)

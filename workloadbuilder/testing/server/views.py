@@ -59,7 +59,17 @@ def shape(
                 f"only the following media types are accepted: {', '.join(negotiation.PRODUCES)}",
             )
         )
-    return body
+    return bare_items(body) if is_list else body
+
+
+def bare_items(listing: dict[str, Any]) -> dict[str, Any]:
+    """A ``<Kind>List`` as the API server writes it: the list has ``kind`` and ``apiVersion``,
+    its items do not (observed; watch events keep them)."""
+    items = [
+        {k: v for k, v in item.items() if k not in ("kind", "apiVersion")}
+        for item in listing["items"]
+    ]
+    return {**listing, "items": items}
 
 
 def content_type(media: negotiation.MediaType) -> str:
