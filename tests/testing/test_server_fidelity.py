@@ -344,6 +344,55 @@ async def test_a_pod_table_is_json_with_the_api_field_docs(fake_apiserver: FakeA
     assert one.headers["Content-Type"] == "application/json"
 
 
+_DESCRIBED_BY_FIELDS = {
+    "/apis/batch/v1/jobs": {
+        "Completions": ("batch.v1.JobStatus", "succeeded"),
+        "Selector": ("batch.v1.JobSpec", "selector"),
+    },
+    "/api/v1/nodes": {
+        "Version": ("core.v1.NodeSystemInfo", "kubeletVersion"),
+        "Internal-IP": ("core.v1.NodeStatus", "addresses"),
+        "External-IP": ("core.v1.NodeStatus", "addresses"),
+        "OS-Image": ("core.v1.NodeSystemInfo", "osImage"),
+        "Kernel-Version": ("core.v1.NodeSystemInfo", "kernelVersion"),
+        "Container-Runtime": ("core.v1.NodeSystemInfo", "containerRuntimeVersion"),
+    },
+    "/api/v1/events": {
+        "Last Seen": ("core.v1.Event", "lastTimestamp"),
+        "Type": ("core.v1.Event", "type"),
+        "Reason": ("core.v1.Event", "reason"),
+        "Object": ("core.v1.Event", "involvedObject"),
+        "Subobject": ("core.v1.ObjectReference", "fieldPath"),
+        "Source": ("core.v1.Event", "source"),
+        "Message": ("core.v1.Event", "message"),
+        "First Seen": ("core.v1.Event", "firstTimestamp"),
+        "Count": ("core.v1.Event", "count"),
+    },
+    CLASSES: {
+        "Value": ("scheduling.v1.PriorityClass", "value"),
+        "Global-Default": ("scheduling.v1.PriorityClass", "globalDefault"),
+        "PreemptionPolicy": ("scheduling.v1.PriorityClass", "preemptionPolicy"),
+    },
+}
+
+
+@bounded()
+async def test_other_printers_describe_columns_by_their_fields(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    # pkg/printers/internalversion/printers.go: these columns' descriptions are SwaggerDoc()
+    # of the field shown (the Event printer's Count column is typed "string").
+    for path, columns in _DESCRIBED_BY_FIELDS.items():
+        reply = await call(fake_apiserver, "GET", path, headers={"Accept": TABLE})
+        assert reply.headers["Content-Type"] == "application/json"
+        defined = {c["name"]: c for c in reply.json()["columnDefinitions"]}
+        for name, (definition, field) in columns.items():
+            assert defined[name]["description"] == _doc(definition, field), (path, name)
+    events = await call(fake_apiserver, "GET", "/api/v1/events", headers={"Accept": TABLE})
+    count = next(c for c in events.json()["columnDefinitions"] if c["name"] == "Count")
+    assert count["type"] == "string"
+
+
 # -- defaults of created Events and Jobs -------------------------------------------------------
 
 

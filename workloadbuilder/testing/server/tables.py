@@ -4,7 +4,8 @@
 cells follow the API server's printers: pods (Name, Ready, Status, Restarts, Age, then IP,
 Node, Nominated Node and Readiness Gates at priority 1), PodGroups (Name, Policy, Workload,
 Status, Age, as observed), Jobs, Namespaces, Nodes, Events and PriorityClasses; any other
-kind gets the default Name / Created At table.
+kind gets the default Name / Created At table. Columns the printers describe with an API
+field's documentation carry that text (``field_docs``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from workloadbuilder.testing.common.resources import ResourceType
+from workloadbuilder.testing.server import field_docs as docs
 
 Cell = str | int | bool
 Column = tuple[str, str, str, int, str]
@@ -32,33 +34,6 @@ _AGE_DOC = (
     "operations. Clients may not set this value. It is represented in RFC3339 form and is in "
     "UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: "
     "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
-)
-# The pod printer's priority-1 columns are described by their API fields' documentation.
-_POD_IP_DOC = (
-    "podIP address allocated to the pod. Routable at least within the cluster. "
-    "Empty if not yet allocated."
-)
-_NODE_NAME_DOC = (
-    "NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate "
-    "for scheduling by the scheduler defined in schedulerName. Once this field is set, the "
-    "kubelet for this node becomes responsible for the lifecycle of this pod. This field "
-    "should not be used to express a desire for the pod to be scheduled on a specific node. "
-    "https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename"
-)
-_NOMINATED_DOC = (
-    "nominatedNodeName is set only when this pod preempts other pods on the node, but it "
-    "cannot be scheduled right away as preemption victims receive their graceful termination "
-    "periods. This field does not guarantee that the pod will be scheduled on this node. "
-    "Scheduler may decide to place the pod elsewhere if other nodes become available sooner. "
-    "Scheduler may also decide to give the resources on this node to a higher priority pod "
-    "that is created after preemption. As a result, this field may be different than "
-    "PodSpec.nodeName when the pod is scheduled."
-)
-_READINESS_GATES_DOC = (
-    "If specified, all readiness gates will be evaluated for pod readiness. A pod is ready "
-    "when all its containers are ready AND all conditions specified in the readiness gates "
-    'have status equal to "True" More info: '
-    "https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates"
 )
 NAME: Column = ("Name", "string", "name", 0, _NAME_DOC)
 AGE: Column = ("Age", "string", "", 0, _AGE_DOC)
@@ -387,10 +362,10 @@ _PRINTERS: dict[tuple[str, str], tuple[list[Column], Callable[..., list[Cell]]]]
                 "the last container in this pod has restarted.",
             ),
             AGE,
-            _col("IP", _POD_IP_DOC, 1),
-            _col("Node", _NODE_NAME_DOC, 1),
-            _col("Nominated Node", _NOMINATED_DOC, 1),
-            _col("Readiness Gates", _READINESS_GATES_DOC, 1),
+            _col("IP", docs.POD_IP, 1),
+            _col("Node", docs.NODE_NAME, 1),
+            _col("Nominated Node", docs.NOMINATED_NODE, 1),
+            _col("Readiness Gates", docs.READINESS_GATES, 1),
         ],
         _pod,
     ),
@@ -415,12 +390,12 @@ _PRINTERS: dict[tuple[str, str], tuple[list[Column], Callable[..., list[Cell]]]]
         [
             NAME,
             _col("Status", "Status of the job."),
-            _col("Completions", "The completion status of the job."),
+            _col("Completions", docs.JOB_SUCCEEDED),
             _col("Duration", "Time required to complete the job."),
             AGE,
             _col("Containers", "Names of each container in the template.", 1),
             _col("Images", "Images referenced by each container in the template.", 1),
-            _col("Selector", "A label query over pods that should match the pod count.", 1),
+            _col("Selector", docs.JOB_SELECTOR, 1),
         ],
         _job,
     ),
@@ -434,29 +409,26 @@ _PRINTERS: dict[tuple[str, str], tuple[list[Column], Callable[..., list[Cell]]]]
             _col("Status", "The status of the node"),
             _col("Roles", "The roles of the node"),
             AGE,
-            _col("Version", "Kubelet Version reported by the node."),
-            _col("Internal-IP", "The internal IP address of the node.", 1),
-            _col("External-IP", "The external IP address of the node.", 1),
-            _col("OS-Image", "OS Image reported by the node.", 1),
-            _col("Kernel-Version", "Kernel Version reported by the node.", 1),
-            _col("Container-Runtime", "ContainerRuntime Version reported by the node.", 1),
+            _col("Version", docs.KUBELET_VERSION),
+            _col("Internal-IP", docs.NODE_ADDRESSES, 1),
+            _col("External-IP", docs.NODE_ADDRESSES, 1),
+            _col("OS-Image", docs.OS_IMAGE, 1),
+            _col("Kernel-Version", docs.KERNEL_VERSION, 1),
+            _col("Container-Runtime", docs.CONTAINER_RUNTIME, 1),
         ],
         _node,
     ),
     ("", "events"): (
         [
-            _col(
-                "Last Seen",
-                "The time at which the most recent occurrence of this event was recorded.",
-            ),
-            _col("Type", "Type of this event (Normal, Warning)."),
-            _col("Reason", "The reason for the transition into the object's current status."),
-            _col("Object", "The object that this event is about."),
-            _col("Subobject", "The part of the object this event is about (fieldPath).", 1),
-            _col("Source", "The component reporting this event.", 1),
-            _col("Message", "A human-readable description of the status of this operation."),
-            _col("First Seen", "The time at which the event was first recorded.", 1),
-            _col("Count", "The number of times this event has occurred.", 1, kind="integer"),
+            _col("Last Seen", docs.EVENT_LAST),
+            _col("Type", docs.EVENT_TYPE),
+            _col("Reason", docs.EVENT_REASON),
+            _col("Object", docs.EVENT_OBJECT),
+            _col("Subobject", docs.EVENT_FIELD_PATH, 1),
+            _col("Source", docs.EVENT_SOURCE, 1),
+            _col("Message", docs.EVENT_MESSAGE),
+            _col("First Seen", docs.EVENT_FIRST, 1),
+            _col("Count", docs.EVENT_COUNT, 1),
             (*NAME[:3], 1, NAME[4]),
         ],
         _event,
@@ -464,14 +436,10 @@ _PRINTERS: dict[tuple[str, str], tuple[list[Column], Callable[..., list[Cell]]]]
     ("scheduling.k8s.io", "priorityclasses"): (
         [
             NAME,
-            _col("Value", "The value of this priority class.", kind="integer"),
-            _col(
-                "Global-Default",
-                "Whether this is the global default priority class.",
-                kind="boolean",
-            ),
+            _col("Value", docs.CLASS_VALUE, kind="integer"),
+            _col("Global-Default", docs.CLASS_GLOBAL_DEFAULT, kind="boolean"),
             AGE,
-            _col("PreemptionPolicy", "The policy for preempting pods with lower priority."),
+            _col("PreemptionPolicy", docs.CLASS_PREEMPTION),
         ],
         _priority_class,
     ),
