@@ -101,6 +101,23 @@ async def test_core_v1_resource_list_has_kind_and_group_version_only(
     assert (document["kind"], document["groupVersion"]) == ("APIResourceList", "v1")
 
 
+@bounded()
+async def test_json_is_compact_for_clients_and_pretty_for_curl(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    path = f"{PODS}/nope"
+    kubectl = {"User-Agent": "kubectl/v1.32.0 (linux/amd64) kubernetes/abcdef"}
+    compact = await call(fake_apiserver, "GET", path, headers=kubectl)
+    # Observed ("Pretty-printing"): compact, one line, ending in a newline for kubectl...
+    assert compact.text == json.dumps(compact.json(), separators=(",", ":")) + "\n"
+    pretty = await call(fake_apiserver, "GET", path, headers={"User-Agent": "curl/8.5.0"})
+    # ... and for curl 2-space indent, errors included, with no trailing newline.
+    assert pretty.text == json.dumps(pretty.json(), indent=2)
+    assert pretty.json() == compact.json()
+    asked = await call(fake_apiserver, "GET", path, params={"pretty": "true"}, headers=kubectl)
+    assert asked.text == pretty.text  # the apiserver's isPrettyPrint also reads ?pretty=
+
+
 # -- update rules of core kinds ---------------------------------------------------------------
 
 

@@ -71,7 +71,7 @@ def _json(code: int, body: Any, warnings: list[str] | None = None) -> web.Respon
     headers = CIMultiDict(_JSON)
     for text in warnings or ():
         headers.add("Warning", f"299 - {json.dumps(text)}")
-    return web.Response(status=code, body=json.dumps(body).encode(), headers=headers)
+    return web.Response(status=code, body=negotiation.encode_json(body), headers=headers)
 
 
 def _error(exc: errors.APIStatusError) -> web.Response:
@@ -184,9 +184,9 @@ class HTTPHandler:
                 response = await self._fault(fault, request)
                 if response is not None:
                     return response
-            return await self._serve(request, body)
+            return _prettied(request, await self._serve(request, body))
         except errors.APIStatusError as exc:
-            return _error(exc)
+            return _prettied(request, _error(exc))
         except Exception as exc:  # a bug in the server: log it, answer as the API server would
             _log.exception("FakeAPIServer failed on %s %s", request.method, request.path)
             return _error(errors.internal(f"{type(exc).__name__}: {exc}"))
@@ -507,7 +507,7 @@ class HTTPHandler:
 
 
 async def _send(response: web.StreamResponse, kind: str, obj: dict[str, Any]) -> None:
-    await response.write(json.dumps({"type": kind, "object": obj}).encode() + b"\n")
+    await response.write(negotiation.encode_json({"type": kind, "object": obj}))
 
 
 def _page(listing: dict[str, Any], limit: int | None, token: str | None) -> dict[str, Any]:
@@ -584,6 +584,21 @@ def _delete_options(query: MultiMapping[str], body: bytes) -> dict[str, Any]:
     if causes:
         raise errors.invalid("DeleteOptions", "meta.k8s.io", "", causes)
     return options
+
+
+def _prettied(request: web.BaseRequest, response: web.StreamResponse) -> web.StreamResponse:
+    """A JSON answer pretty-printed when the client asks for it (observed for curl: 2-space
+    indent, errors too; OpenAPI documents are served as they are)."""
+    if (
+        not isinstance(response, web.Response)
+        or response.headers.get("Content-Type") != negotiation.JSON
+        or not isinstance(response.body, bytes)
+        or request.path.startswith("/openapi")
+        or not negotiation.wants_pretty(request)
+    ):
+        return response
+    response.body = negotiation.encode_pretty(json.loads(response.body))
+    return response
 
 
 def _reply(result: Result) -> web.Response:

@@ -13,7 +13,9 @@ discovery).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from aiohttp import web
 
@@ -75,10 +77,50 @@ def plain(status: int, text: str, headers: dict[str, str] | None = None) -> web.
     )
 
 
+_HTML_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"))
+_LINE_ESCAPES = (("\u2028", "\\u2028"), ("\u2029", "\\u2029"))
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_PRETTY_AGENTS = ("curl", "Wget", "Mozilla/5.0")
+
+
+def _go_text(text: str) -> bytes:
+    """Go's encoding/json escapes: HTML characters and line separators as ``\\u`` escapes,
+    other characters as UTF-8 (a lone surrogate, which Go's decoder never keeps, as U+FFFD)."""
+    for escapes in (_HTML_ESCAPES, _LINE_ESCAPES):
+        for char, escaped in escapes:
+            if char in text:
+                text = text.replace(char, escaped)
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text).encode()
+
+
+def encode_json(body: Any) -> bytes:
+    """``body`` as the API server's JSON serializer writes it (``json.Encoder``): compact,
+    Go's escapes, a final newline."""
+    return _go_text(json.dumps(body, separators=(",", ":"), ensure_ascii=False)) + b"\n"
+
+
+def encode_pretty(body: Any) -> bytes:
+    """``json.MarshalIndent(body, "", "  ")``: what the serializer writes when asked to pretty
+    print (no final newline)."""
+    return _go_text(json.dumps(body, indent=2, ensure_ascii=False))
+
+
+def wants_pretty(request: web.BaseRequest) -> bool:
+    """The apiserver's ``isPrettyPrint``: ``?pretty=`` as a boolean, else a curl, Wget or
+    browser User-Agent."""
+    value = request.query.get("pretty")
+    if value:
+        return value in ("1", "t", "T", "true", "TRUE", "True")
+    return request.headers.get("User-Agent", "").startswith(_PRETTY_AGENTS)
+
+
 def _service_error(code: int, reason: str, message: str) -> web.Response:
     """go-restful's refusal as the API server's ``serviceErrorHandler`` answers it."""
     body = errors.status_body(code, reason, message, {})
-    return web.Response(status=code, body=json.dumps(body).encode(), headers={"Content-Type": JSON})
+    return web.Response(status=code, body=encode_json(body), headers={"Content-Type": JSON})
 
 
 def not_acceptable(produces: tuple[str, ...] = PRODUCES) -> web.Response:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -112,9 +111,9 @@ class NonResource:
                 f"{negotiation.JSON};g=apidiscovery.k8s.io;v={version};as=APIGroupDiscoveryList"
             )
             return web.Response(
-                body=json.dumps(body).encode(),
+                body=negotiation.encode_json(body),
                 headers={"Content-Type": content_type, "Vary": "Accept"},
             )
         return web.Response(
-            body=json.dumps(document).encode(), headers={"Content-Type": negotiation.JSON}
+            body=negotiation.encode_json(document), headers={"Content-Type": negotiation.JSON}
         )

@@ -82,7 +82,7 @@ def encode(media: negotiation.MediaType, body: Any) -> bytes:
     """The bytes of ``body`` in ``media``'s encoding."""
     if media.mime == negotiation.YAML:
         return yaml.safe_dump(body, sort_keys=False, default_flow_style=False).encode()
-    return json.dumps(body).encode()
+    return negotiation.encode_json(body)
 
 
 def respond(
