@@ -17,6 +17,7 @@ import kubernetes_validate
 from server_helpers import APPLY, PG_PATH, bounded, call, pod_group
 
 from workloadbuilder.testing import FakeAPIServer
+from workloadbuilder.testing.server import DEFAULT_RESOURCES, ResourceType
 
 PODS = "/api/v1/namespaces/default/pods"
 JOBS = "/apis/batch/v1/namespaces/default/jobs"
@@ -89,6 +90,19 @@ async def test_list_items_carry_no_kind_but_watch_events_do(fake_apiserver: Fake
         "Pod",
         "v1",
     )
+
+
+@bounded()
+async def test_custom_resource_list_items_keep_their_kind() -> None:
+    # A custom resource is served unstructured: its stored objects, and so its list items,
+    # keep apiVersion and kind (apiextensions-apiserver's UnstructuredList).
+    runs = ResourceType("example.com", "v1", "TrainingRun", "trainingruns")
+    async with FakeAPIServer(resources=(*DEFAULT_RESOURCES, runs)) as server:
+        path = "/apis/example.com/v1/namespaces/default/trainingruns"
+        body = {"apiVersion": "example.com/v1", "kind": "TrainingRun", "metadata": {"name": "r"}}
+        assert (await call(server, "POST", path, body)).status == 201
+        [item] = (await call(server, "GET", path)).json()["items"]
+    assert (item["apiVersion"], item["kind"]) == ("example.com/v1", "TrainingRun")
 
 
 @bounded()

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 SCHEDULING = "scheduling.k8s.io"
+BUILT_IN_GROUPS = frozenset({"", "batch", SCHEDULING})
+"""The API groups of this server's built-in kinds."""
 
 FEATURE_GATES: tuple[str, ...] = (
     "GenericWorkload",
@@ -45,6 +47,12 @@ class ResourceType:
     def group_version(self) -> str:
         """The discovery key: same as :attr:`api_version`."""
         return self.api_version
+
+    @property
+    def built_in(self) -> bool:
+        """Whether kube-apiserver serves the group itself (typed objects), as opposed to a
+        custom resource's group (unstructured objects that keep their ``kind`` in lists)."""
+        return self.group in BUILT_IN_GROUPS
 
 
 def _sched(version: str, kind: str, plural: str, *gates: str, status: bool) -> ResourceType:

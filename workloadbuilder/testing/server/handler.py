@@ -404,7 +404,7 @@ class HTTPHandler:
             meta = item["metadata"]
             named = Target(target.rt, meta.get("namespace"), meta["name"], "")
             self._delete(named, query, body)
-        return _json(200, views.bare_items(listing))
+        return _json(200, views.bare_items(target.rt, listing))
 
     # -- watch -----------------------------------------------------------------------------
 

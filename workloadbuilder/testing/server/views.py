@@ -59,12 +59,15 @@ def shape(
                 f"only the following media types are accepted: {', '.join(negotiation.PRODUCES)}",
             )
         )
-    return bare_items(body) if is_list else body
+    return bare_items(rt, body) if is_list else body
 
 
-def bare_items(listing: dict[str, Any]) -> dict[str, Any]:
+def bare_items(rt: ResourceType, listing: dict[str, Any]) -> dict[str, Any]:
     """A ``<Kind>List`` as the API server writes it: the list has ``kind`` and ``apiVersion``,
-    its items do not (observed; watch events keep them)."""
+    the items of a built-in kind do not (observed; watch events keep them, and so do the
+    unstructured items of a custom resource)."""
+    if not rt.built_in:
+        return listing
     items = [
         {k: v for k, v in item.items() if k not in ("kind", "apiVersion")}
         for item in listing["items"]
