@@ -7,6 +7,7 @@ is named next to the assertion. No expected value is taken from this server's ow
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from pathlib import Path
@@ -130,6 +131,34 @@ async def test_json_is_compact_for_clients_and_pretty_for_curl(
     assert pretty.json() == compact.json()
     asked = await call(fake_apiserver, "GET", path, params={"pretty": "true"}, headers=kubectl)
     assert asked.text == pretty.text  # the apiserver's isPrettyPrint also reads ?pretty=
+
+
+@bounded()
+async def test_paging_keeps_the_first_pages_resource_version(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    for name in ("p1", "p2", "p3", "p4"):
+        await call(fake_apiserver, "POST", PODS, pod(name))
+    pages, params = [], {"limit": "1"}
+    while True:
+        listing = (await call(fake_apiserver, "GET", PODS, params=params)).json()
+        pages.append(listing["metadata"])
+        if "continue" not in listing["metadata"]:
+            break
+        params = {"limit": "1", "continue": listing["metadata"]["continue"]}
+        await call(fake_apiserver, "POST", PODS, pod(f"later-{len(pages)}"))  # rv moves on
+    # Observed ("Paging"): one RV on every page; remainingItemCount 3, 2, 1, then absent;
+    # the token is base64url without padding of {"v", "rv", "start": "/<name>\u0000"}.
+    assert len({m["resourceVersion"] for m in pages[:4]}) == 1
+    assert [m.get("remainingItemCount") for m in pages[:3]] == [3, 2, 1]
+    token = pages[0]["continue"]
+    assert "=" not in token
+    decoded = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+    assert decoded == {
+        "v": "meta.k8s.io/v1",
+        "rv": int(pages[0]["resourceVersion"]),
+        "start": "/p1\u0000",
+    }
 
 
 # -- update rules of core kinds ---------------------------------------------------------------

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
 import logging
 import re
@@ -22,7 +21,7 @@ from workloadbuilder.testing.engine.binding import bind
 from workloadbuilder.testing.engine.verbs import Engine, Result, WriteOptions
 from workloadbuilder.testing.rules.errors import go_quote, invalid, not_supported
 from workloadbuilder.testing.rules.field_labels import field_label_error
-from workloadbuilder.testing.server import discovery, negotiation, protobuf, views
+from workloadbuilder.testing.server import discovery, negotiation, paging, protobuf, views
 from workloadbuilder.testing.server.faults import Fault, Faults, RecordedRequest
 from workloadbuilder.testing.server.job_deletion import delete_orphaning, orphans_by_default
 from workloadbuilder.testing.server.nonresource import NonResource
@@ -312,7 +311,7 @@ class HTTPHandler:
                     query.get("fieldSelector"),
                 )
                 limit = _int_param(query, "limit")
-                page = _page(listing, limit, query.get("continue"))
+                page = paging.page(listing, limit, query.get("continue"), target.namespace)
                 if query.get("labelSelector") or query.get("fieldSelector"):
                     page["metadata"].pop("remainingItemCount", None)  # as etcd3's store
                 return views.respond(media, 200, views.shape(media, query, target.rt, page))
@@ -508,35 +507,6 @@ class HTTPHandler:
 
 async def _send(response: web.StreamResponse, kind: str, obj: dict[str, Any]) -> None:
     await response.write(negotiation.encode_json({"type": kind, "object": obj}))
-
-
-def _page(listing: dict[str, Any], limit: int | None, token: str | None) -> dict[str, Any]:
-    """One chunk of a list (``limit``/``continue``); the token names the last item sent."""
-    items: list[dict[str, Any]] = listing["items"]
-    if token:
-        try:
-            after = json.loads(base64.urlsafe_b64decode(token.encode()))
-        except ValueError:
-            after = None
-        if not (
-            isinstance(after, list) and len(after) == 2 and all(isinstance(a, str) for a in after)
-        ):
-            raise errors.bad_request(
-                f"invalid continue token {token!r}: pass metadata.continue of the previous page"
-            )
-        items = [i for i in items if _key(i) > (after[0], after[1])]
-    size = limit if limit is not None and limit > 0 else len(items)
-    page, rest = items[:size], items[size:]
-    meta = dict(listing["metadata"])
-    if rest:
-        meta["continue"] = base64.urlsafe_b64encode(json.dumps(_key(page[-1])).encode()).decode()
-        meta["remainingItemCount"] = len(rest)
-    return {**listing, "metadata": meta, "items": page}
-
-
-def _key(item: dict[str, Any]) -> tuple[str, str]:
-    meta = item["metadata"]
-    return (meta.get("namespace") or "", meta["name"])
 
 
 class _PageNotFound(Exception):
