@@ -7,6 +7,7 @@ is named next to the assertion. No expected value is taken from this server's ow
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import re
@@ -159,6 +160,62 @@ async def test_paging_keeps_the_first_pages_resource_version(
         "rv": int(pages[0]["resourceVersion"]),
         "start": "/p1\u0000",
     }
+
+
+@bounded()
+async def test_a_malformed_json_patch_is_worded_by_gos_decoder(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    await call(fake_apiserver, "POST", PG_PATH, pod_group())
+    patch = "[{n}]"
+    reply = await call(
+        fake_apiserver, "PATCH", f"{PG_PATH}/pg", patch, content_type="application/json-patch+json"
+    )
+    # Observed ("Patch errors"): 400, Go's scanner message, no details key.
+    assert reply.status == 400
+    body = reply.json()
+    assert body["message"] == (
+        "error decoding patch: invalid character 'n' looking for beginning of object key string"
+    )
+    assert (body["reason"], "details" in body) == ("BadRequest", False)
+
+
+@bounded(seconds=30)
+async def test_a_list_at_a_future_resource_version_times_out(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    current = int((await call(fake_apiserver, "GET", PODS)).json()["metadata"]["resourceVersion"])
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    reply = await call(fake_apiserver, "GET", PODS, params={"resourceVersion": "999999"})
+    # Observed ("Compaction and 410"): 504 after about 3 s, cause ResourceVersionTooLarge.
+    assert reply.status == 504
+    assert loop.time() - started >= 2.5
+    body = reply.json()
+    assert body["message"] == f"Timeout: Too large resource version: 999999, current: {current}"
+    assert body["reason"] == "Timeout"
+    assert body["details"]["retryAfterSeconds"] == 1
+    assert [c["reason"] for c in body["details"]["causes"]] == ["ResourceVersionTooLarge"]
+
+
+@bounded()
+async def test_a_watch_from_zero_ends_its_initial_events_with_a_bookmark(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    await call(fake_apiserver, "POST", PODS, pod("p1"))
+    params = {"watch": "1", "resourceVersion": "0", "allowWatchBookmarks": "true"}
+    timeout = aiohttp.ClientTimeout(total=10)
+    async with (
+        aiohttp.ClientSession(timeout=timeout) as session,
+        session.get(fake_apiserver.url + PODS, params=params) as resp,
+    ):
+        first = json.loads(await resp.content.readline())
+        second = json.loads(await resp.content.readline())
+    # Observed: ADDED events, then a BOOKMARK annotated k8s.io/initial-events-end, even
+    # without sendInitialEvents.
+    assert first["type"] == "ADDED"
+    assert second["type"] == "BOOKMARK"
+    assert second["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
 
 
 # -- update rules of core kinds ---------------------------------------------------------------

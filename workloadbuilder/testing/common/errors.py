@@ -123,6 +123,17 @@ def delete_precondition_failed(rt: ResourceType, name: str, text: str) -> APISta
     return _error(409, "Conflict", message, details)
 
 
+def too_large_resource_version(wanted: int, current: int) -> APIStatusError:
+    """504 for a list at a resourceVersion the server has not reached (``storage``'s
+    ``NewTooLargeResourceVersionError``: a Timeout, cause ``ResourceVersionTooLarge``)."""
+    details = {
+        "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+        "retryAfterSeconds": 1,
+    }
+    message = f"Timeout: Too large resource version: {wanted}, current: {current}"
+    return _error(504, "Timeout", message, details)
+
+
 def too_large(limit: int) -> APIStatusError:
     """413 for a request body over the API server's limit."""
     return _error(413, "RequestEntityTooLarge", f"Request entity too large: limit is {limit}")

@@ -17,6 +17,8 @@ from typing import Any, Final
 
 import yaml
 
+from workloadbuilder.testing.rules.errors import go_quote
+
 MAX_DEPTH: Final = 100
 """Deepest nesting accepted (the API server's JSON decoder stops at 10,000)."""
 MAX_EXPANDED_NODES: Final = 100_000
@@ -62,6 +64,79 @@ def _from_json(body: bytes | str) -> Any:
         )
     except RecursionError:
         raise DecodeError("exceeded max depth") from None
+
+
+def _go_char(char: str) -> str:
+    """Go's ``quoteChar``: the character in single quotes, escaped as ``strconv.Quote`` does."""
+    if char == "'":
+        return "'\\''"
+    if char == '"':
+        return "'\"'"
+    return f"'{go_quote(char)[1:-1]}'"
+
+
+_LITERALS = {"t": "true", "f": "false", "n": "null"}
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _bad_value(text: str, pos: int) -> str:
+    """Go's words for a value that does not start right: a literal or a number cut short."""
+    literal = _LITERALS.get(text[pos])
+    if literal is not None:
+        for i, expected in enumerate(literal):
+            if pos + i >= len(text):
+                return "unexpected end of JSON input"
+            if text[pos + i] != expected:
+                found, wanted = _go_char(text[pos + i]), _go_char(expected)
+                return f"invalid character {found} in literal {literal} (expecting {wanted})"
+    if text[pos] == "-":
+        if pos + 1 >= len(text):
+            return "unexpected end of JSON input"
+        return f"invalid character {_go_char(text[pos + 1])} in numeric literal"
+    return f"invalid character {_go_char(text[pos])} looking for beginning of value"
+
+
+def _innermost(text: str, pos: int) -> str:
+    """The kind of container open at ``pos`` (``{`` or ``[``), strings skipped."""
+    stack: list[str] = []
+    in_string = escaped = False
+    for char in text[:pos]:
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (char == "\\", char != '"')
+        elif char == '"':
+            in_string = True
+        elif char in "{[":
+            stack.append(char)
+        elif char in "}]" and stack:
+            stack.pop()
+    return stack[-1] if stack else ""
+
+
+def go_syntax_error(text: str, exc: json.JSONDecodeError) -> str:
+    """The error Go's ``encoding/json`` scanner reports where Python's decoder stopped."""
+    if exc.pos >= len(text) or exc.msg.startswith("Unterminated string"):
+        return "unexpected end of JSON input"
+    char = _go_char(text[exc.pos])
+    if exc.msg.startswith("Expecting property name"):
+        return f"invalid character {char} looking for beginning of object key string"
+    if exc.msg.startswith("Expecting ':'"):
+        return f"invalid character {char} after object key"
+    if exc.msg.startswith("Expecting ','"):
+        where = "object key:value pair" if _innermost(text, exc.pos) == "{" else "array element"
+        return f"invalid character {char} after {where}"
+    if exc.msg.startswith("Extra data"):
+        return f"invalid character {char} after top-level value"
+    if exc.msg.startswith("Invalid control character"):
+        return f"invalid character {char} in string literal"
+    if exc.msg.startswith("Invalid \\uXXXX"):
+        digits = text[exc.pos + 1 : exc.pos + 5]
+        bad = next((c for c in digits if c not in _HEX), None)
+        if bad is None or (len(digits) < 4 and all(c in _HEX for c in digits)):
+            return "unexpected end of JSON input"
+        return f"invalid character {_go_char(bad)} in \\u hexadecimal character escape"
+    if exc.msg.startswith("Invalid \\escape"):
+        return f"invalid character {_go_char(text[exc.pos + 1])} in string escape code"
+    return _bad_value(text, exc.pos)
 
 
 # -- YAML ---------------------------------------------------------------------------------
@@ -209,6 +284,10 @@ def decode(body: bytes | str | Any, *, yaml_ok: bool) -> Any:
         return json_value(_from_json(body))
     except DecodeError:
         raise
+    except json.JSONDecodeError as exc:
+        if not yaml_ok:
+            text = body.decode(errors="replace") if isinstance(body, bytes) else body
+            raise DecodeError(go_syntax_error(text, exc)) from None
     except ValueError as exc:
         if not yaml_ok:
             raise DecodeError(str(exc)) from None
