@@ -43,6 +43,9 @@ _FACTS: dict[tuple[str, str], Facts] = {
     ("scheduling.k8s.io", "workloads"): Facts(storage_version="v1beta1"),
     ("scheduling.k8s.io", "podgroups"): Facts(storage_version="v1beta1"),
     ("scheduling.k8s.io", "compositepodgroups"): Facts(storage_version="v1alpha3"),
+    ("apiextensions.k8s.io", "customresourcedefinitions"): Facts(
+        ("crd", "crds"), ("api-extensions",)
+    ),
 }
 
 
