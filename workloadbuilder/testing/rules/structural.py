@@ -17,6 +17,7 @@ import json
 import re
 from typing import Any, Final
 
+from .common import ratcheted
 from .errors import (
     FieldErr,
     child,
@@ -131,23 +132,7 @@ def validate(
     }
     root["required"] = [r for r in schema.get("required") or [] if r not in _ROOT_FIELDS]
     _validate(root, body, "", errs)
-    if old is None:
-        return errs
-    return [e for e in errs if _lookup(obj, e.field) != _lookup(old, e.field)]
-
-
-_MISSING: Final = object()
-_PATH_TOKEN: Final = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
-
-
-def _lookup(obj: Any, path: str) -> Any:
-    for name, position in _PATH_TOKEN.findall(path):
-        if name:
-            obj = obj.get(name, _MISSING) if isinstance(obj, dict) else _MISSING
-        else:
-            i = int(position)
-            obj = obj[i] if isinstance(obj, list) and i < len(obj) else _MISSING
-    return obj
+    return ratcheted(errs, obj, old)
 
 
 def _json_type(value: Any) -> str:
