@@ -82,6 +82,7 @@ WIDGET_CRD: dict[str, Any] = {
                                     },
                                     "mode": {"type": "string", "default": "fast"},
                                     "port": {"x-kubernetes-int-or-string": True},
+                                    "when": {"type": "string", "format": "date-time"},
                                 },
                             }
                         },
@@ -440,11 +441,22 @@ async def test_deleting_the_definition_deletes_its_objects(fake_apiserver: FakeA
     await install(fake_apiserver, RUN_CRD)
     await call(fake_apiserver, "POST", RUNS, run("a"))
     await call(fake_apiserver, "POST", RUNS, run("b"))
-    reply = await call(fake_apiserver, "DELETE", f"{CRDS}/trainingruns.training.example.com")
+    crd_path = f"{CRDS}/trainingruns.training.example.com"
+    dry = await call(fake_apiserver, "DELETE", crd_path, params={"dryRun": "All"})
+    assert dry.status == 200 and dry.json()["metadata"]["deletionTimestamp"]
+    assert (
+        "deletionTimestamp" not in (await call(fake_apiserver, "GET", crd_path)).json()["metadata"]
+    )
+    reply = await call(fake_apiserver, "DELETE", crd_path)
     assert reply.status == 200, reply.text
+    # the CRD registry's first DELETE: one write with the timestamp, finalizer and condition
     answer = reply.json()
     assert answer["metadata"]["deletionTimestamp"]
-    assert "customresourcecleanup.apiextensions.k8s.io" in answer["metadata"]["finalizers"]
+    assert "deletionGracePeriodSeconds" not in answer["metadata"]
+    assert answer["metadata"]["finalizers"] == ["customresourcecleanup.apiextensions.k8s.io"]
+    assert answer["status"]["conditions"][-1]["message"] == (
+        "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon"
+    )
     assert (
         await call(fake_apiserver, "GET", f"{CRDS}/trainingruns.training.example.com")
     ).status == 404
@@ -483,3 +495,124 @@ async def test_without_apiextensions_there_are_no_definitions(
     fake_apiserver: FakeAPIServer,
 ) -> None:
     assert (await call(fake_apiserver, "POST", CRDS, RUN_CRD)).status == 404
+
+
+@bounded()
+async def test_a_schema_must_be_structural(fake_apiserver: FakeAPIServer) -> None:
+    # the message as a real 1.3x server words it for a property without a type
+    crd = copy.deepcopy(RUN_CRD)
+    schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+    schema["properties"]["spec"]["properties"]["values"] = {"description": "anything"}
+    reply = await call(fake_apiserver, "POST", CRDS, crd)
+    assert reply.status == 422
+    assert reply.json()["message"] == (
+        'CustomResourceDefinition.apiextensions.k8s.io "trainingruns.training.example.com" '
+        "is invalid: spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[values]"
+        ".type: Required value: must not be empty for specified object fields"
+    )
+    schema["properties"]["spec"]["properties"]["values"] = {
+        "type": "object",
+        "x-kubernetes-preserve-unknown-fields": True,
+    }
+    assert (await call(fake_apiserver, "POST", CRDS, crd)).status == 201
+
+
+@bounded()
+async def test_string_formats_are_checked(fake_apiserver: FakeAPIServer) -> None:
+    await install(fake_apiserver, WIDGET_CRD)
+    body = await invalid_widget(fake_apiserver, when="yesterday")
+    assert body["details"]["causes"] == [
+        {
+            "reason": "FieldValueTypeInvalid",
+            "message": 'Invalid value: "yesterday": spec.when in body must be of type '
+            'date-time: "yesterday"',
+            "field": "spec.when",
+        }
+    ]
+    ok = await call(fake_apiserver, "POST", WIDGETS, widget(when="2026-12-01T10:00:00Z"))
+    assert ok.status == 201, ok.text
+
+
+@bounded()
+async def test_a_changed_schema_ratchets_unchanged_values(fake_apiserver: FakeAPIServer) -> None:
+    await install(fake_apiserver, WIDGET_CRD)
+    assert (await call(fake_apiserver, "POST", WIDGETS, widget(size=8))).status == 201
+    merge = "application/merge-patch+json"
+    tighter = {
+        "spec": {
+            "versions": [
+                {
+                    **WIDGET_CRD["spec"]["versions"][0],
+                    "schema": copy.deepcopy(WIDGET_CRD["spec"]["versions"][0]["schema"]),
+                }
+            ]
+        }
+    }
+    size = tighter["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    size["properties"]["size"]["maximum"] = 5
+    reply = await call(
+        fake_apiserver, "PATCH", f"{CRDS}/widgets.shop.example.org", tighter, content_type=merge
+    )
+    assert reply.status == 200, reply.text
+    # CRD validation ratcheting: the unchanged size 8 does not block another change
+    labels = await call(
+        fake_apiserver, "PATCH", f"{WIDGETS}/w", {"spec": {"color": "red"}}, content_type=merge
+    )
+    assert labels.status == 200, labels.text
+    changed = await call(
+        fake_apiserver, "PATCH", f"{WIDGETS}/w", {"spec": {"size": 7}}, content_type=merge
+    )
+    assert changed.status == 422
+    assert changed.json()["details"]["causes"][0]["message"] == (
+        "Invalid value: 7: spec.size in body should be less than or equal to 5"
+    )
+
+
+@bounded()
+async def test_versions_share_the_objects(fake_apiserver: FakeAPIServer) -> None:
+    crd = copy.deepcopy(WIDGET_CRD)
+    v1 = crd["spec"]["versions"][0]
+    crd["spec"]["versions"] = [{**v1, "name": "v1beta1", "storage": False}, v1]
+    await install(fake_apiserver, crd)
+    group = (await call(fake_apiserver, "GET", "/apis/shop.example.org")).json()
+    # discovery orders a group's versions by Kubernetes version priority: GA first
+    assert [v["version"] for v in group["versions"]] == ["v1", "v1beta1"]
+    assert group["preferredVersion"]["version"] == "v1"
+    old = {**widget("old"), "apiVersion": "shop.example.org/v1beta1"}
+    created = await call(fake_apiserver, "POST", "/apis/shop.example.org/v1beta1/widgets", old)
+    assert created.status == 201, created.text
+    # conversion strategy None: only apiVersion changes between versions
+    read = (await call(fake_apiserver, "GET", f"{WIDGETS}/old")).json()
+    assert read["apiVersion"] == "shop.example.org/v1"
+    assert read["spec"] == created.json()["spec"]
+
+
+@bounded()
+async def test_a_definition_waits_for_its_objects_finalizers(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    await install(fake_apiserver, RUN_CRD)
+    held = run("held")
+    held["metadata"]["finalizers"] = ["example.com/hold"]
+    assert (await call(fake_apiserver, "POST", RUNS, held)).status == 201
+    await call(fake_apiserver, "DELETE", f"{CRDS}/trainingruns.training.example.com")
+    crd = (await call(fake_apiserver, "GET", f"{CRDS}/trainingruns.training.example.com")).json()
+    assert crd["metadata"]["deletionTimestamp"]
+    terminating = [c for c in crd["status"]["conditions"] if c["type"] == "Terminating"]
+    assert [(c["status"], c["reason"]) for c in terminating] == [
+        ("True", "InstanceDeletionPending")
+    ]
+    item = (await call(fake_apiserver, "GET", f"{RUNS}/held")).json()
+    assert item["metadata"]["deletionTimestamp"]
+    merge = "application/merge-patch+json"
+    released = await call(
+        fake_apiserver,
+        "PATCH",
+        f"{RUNS}/held",
+        {"metadata": {"finalizers": None}},
+        content_type=merge,
+    )
+    assert released.status == 200, released.text
+    assert (
+        await call(fake_apiserver, "GET", f"{CRDS}/trainingruns.training.example.com")
+    ).status == 404

@@ -21,7 +21,6 @@ from __future__ import annotations
 from typing import Any
 
 from workloadbuilder.testing import rules
-from workloadbuilder.testing.apply import managed
 from workloadbuilder.testing.apply.merge import copy_json
 from workloadbuilder.testing.common import errors
 from workloadbuilder.testing.common.custom_types import (
@@ -31,6 +30,7 @@ from workloadbuilder.testing.common.custom_types import (
     is_definition,
 )
 from workloadbuilder.testing.common.resources import Registry, ResourceType
+from workloadbuilder.testing.engine import checks
 from workloadbuilder.testing.engine.unknown_fields import FieldChecker
 from workloadbuilder.testing.engine.verbs import (
     APPLY,
@@ -49,6 +49,13 @@ CLEANUP = "customresourcecleanup.apiextensions.k8s.io"
 CUSTOM_PATCH_TYPES = (JSON_PATCH, MERGE, APPLY)
 """What a PATCH of a custom resource accepts (no strategic merge)."""
 _SERVER = WriteOptions(default_manager="kube-apiserver")
+_TERMINATING = {
+    "type": "Terminating",
+    "status": "True",
+    "reason": "InstanceDeletionPending",
+    "message": "CustomResourceDefinition marked for deletion; "
+    "CustomResource deletion will begin soon",
+}
 
 
 def custom_field_checker(registry: Registry, base: FieldChecker | None) -> FieldChecker:
@@ -185,47 +192,30 @@ class CustomResourceEngine(Engine):
         *,
         preconditions: dict[str, Any] | None = None,
     ) -> Result:
-        """DELETE; a CRD first gets its cleanup finalizer and ``Terminating`` condition."""
-        if not is_definition(rt) or dry_run:
+        """DELETE; the first DELETE of a CRD only marks it, as its registry does: in one write
+        ``deletionTimestamp``, the cleanup finalizer and a ``Terminating`` condition (no
+        field manager records it). The finalizer controller then takes over."""
+        stored = self._stored(rt, namespace, name) if is_definition(rt) else None
+        if stored is None or stored.obj["metadata"].get("deletionTimestamp"):
             return super().delete(
                 rt, namespace, name, propagation, dry_run, preconditions=preconditions
             )
-        super().delete(rt, namespace, name, propagation, True, preconditions=preconditions)
-        self._mark_terminating(rt, self._stored(rt, namespace, name))
-        result = super().delete(rt, namespace, name, propagation, preconditions=preconditions)
-        self._clean_definitions()
-        return result
-
-    def _mark_terminating(self, rt: ResourceType, stored: Stored) -> None:
-        meta = stored.obj["metadata"]
-        if CLEANUP in (meta.get("finalizers") or []) or meta.get("deletionTimestamp"):
-            return
+        checks.check_delete_preconditions(rt, stored.obj["metadata"], preconditions or {})
         obj = copy_json(stored.obj)
-        obj["metadata"]["finalizers"] = [*(meta.get("finalizers") or []), CLEANUP]
+        meta = obj["metadata"]
+        meta["deletionTimestamp"] = now()
+        if CLEANUP not in (meta.get("finalizers") or []):
+            meta["finalizers"] = [*(meta.get("finalizers") or []), CLEANUP]
         status = obj.setdefault("status", {})
         status["conditions"] = [
             c for c in status.get("conditions") or [] if c.get("type") != "Terminating"
-        ] + [
-            {
-                "type": "Terminating",
-                "status": "True",
-                "lastTransitionTime": now(),
-                "reason": "InstanceDeletionPending",
-                "message": "CustomResourceDefinition marked for deletion; "
-                "CustomResource deletion will begin soon",
-            }
-        ]
-        entries = managed.record_update(
-            stored.entries,
-            ("kube-apiserver", "Update", ""),
-            rt.api_version,
-            managed.tracked_view(stored.obj, "main"),
-            managed.tracked_view(obj, "main"),
-            now(),
-        )
-        obj["metadata"]["managedFields"] = managed.render(entries)
-        obj["metadata"]["resourceVersion"] = str(self.store.next_rv())
-        self.store.put(DEFINITIONS, ("", meta["name"]), Stored(obj, entries))
+        ] + [_TERMINATING | {"lastTransitionTime": now()}]
+        if dry_run:
+            return Result(200, self.as_served(rt, obj))
+        meta["resourceVersion"] = str(self.store.next_rv())
+        self.store.put(DEFINITIONS, ("", name), Stored(obj, stored.entries))
+        self._clean_definitions()
+        return Result(200, self.as_served(rt, copy_json(obj)))
 
     def _clean_definitions(self) -> None:
         """The CRD finalizer: a deleted CRD's objects are deleted; once none is left, the

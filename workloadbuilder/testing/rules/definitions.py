@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from .common import Errs, Obj, items, mapping
-from .errors import child, index, invalid, not_supported, required
+from .errors import child, forbidden, index, invalid, not_supported, required
 from .formats import dns_label, dns_subdomain
 
 GROUP: Final = "apiextensions.k8s.io"
@@ -83,12 +83,8 @@ def _versions(spec: Obj) -> Errs:
         schema = mapping(version.get("schema")).get("openAPIV3Schema")
         if not isinstance(schema, dict):
             errs.append(required(schema_path, "schemas are required"))
-        elif not schema.get("type"):
-            errs.append(required(f"{schema_path}.type", "must not be empty at the root"))
-        elif schema["type"] != "object":
-            errs.append(
-                invalid(f"{schema_path}.type", schema["type"], "must be object at the root")
-            )
+        else:
+            errs += structural_errors(schema, schema_path)
         for j, column in enumerate(items(version.get("additionalPrinterColumns"))):
             errs += _column(mapping(column), f"{here}.additionalPrinterColumns[{j}]")
         seen.add(name)
@@ -98,6 +94,52 @@ def _versions(spec: Obj) -> Errs:
         errs.append(
             invalid(path, versions, "must have exactly one version marked as storage version")
         )
+    return errs
+
+
+_LEVELS: Final = {
+    "root": "must not be empty at the root",
+    "item": "must not be empty for specified array items",
+    "field": "must not be empty for specified object fields",
+}
+
+
+def structural_errors(schema: Obj, path: str, level: str = "root") -> Errs:
+    """Where ``schema`` is not structural: every node names its ``type`` (unless it keeps
+    unknown fields or is int-or-string), the root is an object, ``properties`` and
+    ``additionalProperties`` exclude each other, ``uniqueItems`` is not true."""
+    errs: Errs = []
+    kind = schema.get("type")
+    open_node = schema.get("x-kubernetes-int-or-string") or schema.get(
+        "x-kubernetes-preserve-unknown-fields"
+    )
+    if not kind and not open_node:
+        errs.append(required(child(path, "type"), _LEVELS[level]))
+    elif level == "root" and kind and kind != "object":
+        errs.append(invalid(child(path, "type"), kind, "must be object at the root"))
+    properties = mapping(schema.get("properties"))
+    extra = schema.get("additionalProperties")
+    if properties and extra is not None:
+        errs.append(
+            forbidden(
+                child(path, "additionalProperties"),
+                "additionalProperties and properties are mutual exclusive",
+            )
+        )
+    if schema.get("uniqueItems") is True:
+        errs.append(
+            forbidden(
+                child(path, "uniqueItems"),
+                "uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
+            )
+        )
+    for name, sub in properties.items():
+        if isinstance(sub, dict):
+            errs += structural_errors(sub, f"{path}.properties[{name}]", "field")
+    if isinstance(extra, dict):
+        errs += structural_errors(extra, child(path, "additionalProperties"), "field")
+    if isinstance(schema.get("items"), dict):
+        errs += structural_errors(schema["items"], child(path, "items"), "item")
     return errs
 
 

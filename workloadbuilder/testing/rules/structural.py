@@ -12,15 +12,20 @@ turned into field errors as apiextensions' ``kubeOpenAPIResultToFieldErrors`` do
 
 from __future__ import annotations
 
+import base64
 import copy
+import ipaddress
 import json
 import re
+from collections.abc import Callable
+from datetime import date, datetime
 from typing import Any, Final
 
 from .common import ratcheted
 from .errors import (
     FieldErr,
     child,
+    go_quote,
     index,
     invalid,
     not_supported,
@@ -205,6 +210,52 @@ def _validate(schema: Schema, value: Any, path: str, errs: list[FieldErr]) -> No
         _object(schema, value, path, errs)
 
 
+def _date_time(value: str) -> bool:
+    if not _DATE_TIME.match(value):
+        return False
+    try:
+        datetime.fromisoformat(value.upper().replace("Z", "+00:00").replace(" ", "T"))
+    except ValueError:
+        return False
+    return True
+
+
+def _date(value: str) -> bool:
+    try:
+        return bool(_DATE.match(value)) and bool(date.fromisoformat(value))
+    except ValueError:
+        return False
+
+
+def _parses(parse: Callable[[str], object]) -> Callable[[str], bool]:
+    def check(value: str) -> bool:
+        try:
+            parse(value)
+        except ValueError:
+            return False
+        return True
+
+    return check
+
+
+_DATE_TIME: Final = re.compile(
+    r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$"
+)
+_DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_UUID: Final = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+_FORMATS: Final[dict[str, Callable[[str], bool]]] = {
+    "date-time": _date_time,
+    "datetime": _date_time,
+    "date": _date,
+    "uuid": lambda v: bool(_UUID.match(v)),
+    "ipv4": _parses(ipaddress.IPv4Address),
+    "ipv6": _parses(ipaddress.IPv6Address),
+    "cidr": _parses(lambda v: ipaddress.ip_network(v, strict=False)),
+    "byte": _parses(lambda v: base64.b64decode(v, validate=True)),
+}
+"""The string formats checked (kube-openapi's strfmt names); any other format is not."""
+
+
 def _string(schema: Schema, value: str, path: str, errs: list[FieldErr]) -> None:
     size = len(value)
     if schema.get("maxLength") is not None and size > schema["maxLength"]:
@@ -220,6 +271,10 @@ def _string(schema: Schema, value: str, path: str, errs: list[FieldErr]) -> None
             matched = True  # the CRD's own validation refuses patterns that do not compile
         if not matched:
             errs.append(invalid(path, value, _message(path, f"should match '{pattern}'")))
+    check = _FORMATS.get(str(schema.get("format", "")))
+    if check is not None and not check(value):
+        text = f"must be of type {schema['format']}: {go_quote(value)}"
+        errs.append(type_invalid(path, value, _message(path, text)))
 
 
 def _numeric(schema: Schema, value: float, path: str, errs: list[FieldErr]) -> None:
