@@ -616,3 +616,30 @@ async def test_a_definition_waits_for_its_objects_finalizers(
     assert (
         await call(fake_apiserver, "GET", f"{CRDS}/trainingruns.training.example.com")
     ).status == 404
+
+
+@bounded()
+async def test_a_protected_group_needs_the_approval_annotation(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    crd = copy.deepcopy(WIDGET_CRD)
+    crd["metadata"]["name"] = "widgets.shop.k8s.io"
+    crd["spec"]["group"] = "shop.k8s.io"
+    reply = await call(fake_apiserver, "POST", CRDS, crd)
+    # the text users meet when a CRD of a *.k8s.io group lacks the annotation
+    assert reply.json()["message"] == (
+        'CustomResourceDefinition.apiextensions.k8s.io "widgets.shop.k8s.io" is invalid: '
+        "metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups "
+        'must have approval annotation "api-approved.kubernetes.io", '
+        "see https://github.com/kubernetes/enhancements/pull/1111"
+    )
+    crd["metadata"]["annotations"] = {"api-approved.kubernetes.io": "invalid"}
+    reply = await call(fake_apiserver, "POST", CRDS, crd)
+    # apiextensions' validation_test.go ("invalid annotation create")
+    assert reply.json()["details"]["causes"][0]["message"] == (
+        'Invalid value: "invalid": protected groups must have approval annotation '
+        '"api-approved.kubernetes.io" with either a URL or a reason starting with '
+        '"unapproved", see https://github.com/kubernetes/enhancements/pull/1111'
+    )
+    crd["metadata"]["annotations"] = {"api-approved.kubernetes.io": "unapproved, testing"}
+    assert (await call(fake_apiserver, "POST", CRDS, crd)).status == 201

@@ -114,7 +114,7 @@ class CustomResourceEngine(Engine):
         if isinstance(rt, CustomResourceType):
             found = structural.validate(dict(rt.schema), obj, old)
         else:
-            found = definitions.validate(obj)
+            found = definitions.validate(obj, old)
         causes += [e.to_cause() for e in found]
         if causes:
             raise errors.invalid(rt.kind, rt.group, obj["metadata"].get("name", ""), causes)
@@ -172,7 +172,9 @@ class CustomResourceEngine(Engine):
                 if isinstance(rt, CustomResourceType) and rt.definition == name:
                     self.registry.remove(rt)
             for rt in from_definition(stored.obj):
-                self.registry.add(rt)
+                served = self.registry.get(rt.group, rt.version, rt.plural)
+                if served is None or isinstance(served, CustomResourceType):
+                    self.registry.add(rt)  # a built-in kind of the same name stays served
             self._synced[name] = rv
 
     def _establish(self, crd_rt: ResourceType, stored: Stored) -> None:

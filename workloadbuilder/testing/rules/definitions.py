@@ -11,6 +11,7 @@ and establishing controllers write (``NamesAccepted``, then ``Established``).
 from __future__ import annotations
 
 from typing import Any, Final
+from urllib.parse import urlparse
 
 from .common import Errs, Obj, items, mapping
 from .errors import child, forbidden, index, invalid, not_supported, required
@@ -35,8 +36,42 @@ def apply_defaults(crd: Obj) -> None:
         spec["conversion"] = {"strategy": "None"}
 
 
-def validate(crd: Obj) -> Errs:
-    """The spec checks of ``ValidateCustomResourceDefinition``."""
+APPROVAL: Final = "api-approved.kubernetes.io"
+_APPROVAL_LINK: Final = "see https://github.com/kubernetes/enhancements/pull/1111"
+
+
+def _protected(group: str) -> bool:
+    return any(group == d or group.endswith("." + d) for d in ("k8s.io", "kubernetes.io"))
+
+
+def _approval(crd: Obj, old: Obj | None) -> Errs:
+    """A CRD in a ``k8s.io`` or ``kubernetes.io`` group needs the API approval annotation
+    (checked on create and whenever the annotation changes)."""
+    group = mapping(crd.get("spec")).get("group")
+    if not isinstance(group, str) or not _protected(group):
+        return []
+    value = mapping(mapping(crd.get("metadata")).get("annotations")).get(APPROVAL, "")
+    if old is not None and value == mapping(mapping(old.get("metadata")).get("annotations")).get(
+        APPROVAL, ""
+    ):
+        return []
+    path = f"metadata.annotations[{APPROVAL}]"
+    if not value:
+        detail = f'protected groups must have approval annotation "{APPROVAL}", {_APPROVAL_LINK}'
+        return [required(path, detail)]
+    link = urlparse(str(value))
+    if str(value).startswith("unapproved") or (link.scheme and link.netloc):
+        return []
+    detail = (
+        f'protected groups must have approval annotation "{APPROVAL}" with either a URL or a '
+        f'reason starting with "unapproved", {_APPROVAL_LINK}'
+    )
+    return [invalid(path, value, detail)]
+
+
+def validate(crd: Obj, old: Obj | None = None) -> Errs:
+    """The spec checks of ``ValidateCustomResourceDefinition`` (``old``: the stored CRD on
+    an update)."""
     spec = mapping(crd.get("spec"))
     names = mapping(spec.get("names"))
     group, plural = spec.get("group"), names.get("plural")
@@ -63,7 +98,7 @@ def validate(crd: Obj) -> Errs:
         value = names.get(key)
         if isinstance(value, str) and value and (problems := dns_label(value)):
             errs.append(invalid(f"spec.names.{key}", value, ",".join(problems)))
-    return errs
+    return errs + _approval(crd, old)
 
 
 def _versions(spec: Obj) -> Errs:
