@@ -604,6 +604,11 @@ async def test_a_definition_waits_for_its_objects_finalizers(
     ]
     item = (await call(fake_apiserver, "GET", f"{RUNS}/held")).json()
     assert item["metadata"]["deletionTimestamp"]
+    late = await call(fake_apiserver, "POST", RUNS, run("late"))
+    assert (late.status, late.json()["message"]) == (
+        405,
+        "create not allowed while custom resource definition is terminating",
+    )
     merge = "application/merge-patch+json"
     released = await call(
         fake_apiserver,

@@ -119,6 +119,24 @@ class CustomResourceEngine(Engine):
         if causes:
             raise errors.invalid(rt.kind, rt.group, obj["metadata"].get("name", ""), causes)
 
+    def create(
+        self, rt: ResourceType, namespace: str | None, body: Any, opts: WriteOptions
+    ) -> Result:
+        """POST; a kind whose CRD is being deleted takes no new objects (405, as
+        apiextensions' handler answers)."""
+        if isinstance(rt, CustomResourceType):
+            crd = self.store.get(DEFINITIONS, ("", rt.definition))
+            if crd is not None and crd.obj["metadata"].get("deletionTimestamp"):
+                raise errors.APIStatusError(
+                    errors.status_body(
+                        405,
+                        "MethodNotAllowed",
+                        "create not allowed while custom resource definition is terminating",
+                        {"group": rt.group, "kind": rt.plural},
+                    )
+                )
+        return super().create(rt, namespace, body, opts)
+
     def patch(
         self,
         rt: ResourceType,
