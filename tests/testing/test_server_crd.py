@@ -289,6 +289,7 @@ async def test_unknown_fields_are_pruned_and_defaults_filled(
     await install(fake_apiserver, WIDGET_CRD)
     sent = widget(extra=1, free={"any": {"thing": 1}}, labels={"x": "y"}, parts=[{"n": 1, "q": 2}])
     sent["junk"] = True
+    sent["metadata"]["colour"] = "red"
     reply = await call(fake_apiserver, "POST", WIDGETS, sent)
     assert reply.status == 201, reply.text
     spec = reply.json()["spec"]
@@ -300,9 +301,10 @@ async def test_unknown_fields_are_pruned_and_defaults_filled(
         "mode": "fast",
     }
     assert "junk" not in reply.json()
+    assert "colour" not in reply.json()["metadata"]
     assert sorted(reply.warnings) == sorted(
         f"299 - {json.dumps(f'unknown field {json.dumps(p)}')}"
-        for p in ("junk", "spec.extra", "spec.parts[0].q")
+        for p in ("metadata.colour", "junk", "spec.extra", "spec.parts[0].q")
     )
     strict = await call(
         fake_apiserver, "POST", WIDGETS, widget("s", extra=1), params={"fieldValidation": "Strict"}

@@ -31,7 +31,7 @@ from workloadbuilder.testing.common.custom_types import (
 )
 from workloadbuilder.testing.common.resources import Registry, ResourceType
 from workloadbuilder.testing.engine import checks
-from workloadbuilder.testing.engine.unknown_fields import FieldChecker
+from workloadbuilder.testing.engine.unknown_fields import FieldChecker, metadata_unknown_fields
 from workloadbuilder.testing.engine.verbs import (
     APPLY,
     JSON_PATCH,
@@ -59,12 +59,14 @@ _TERMINATING = {
 
 
 def custom_field_checker(registry: Registry, base: FieldChecker | None) -> FieldChecker:
-    """``base`` for the built-in kinds; for a custom resource, the fields its schema prunes."""
+    """``base`` for the built-in kinds; for a custom resource, the unknown fields of its
+    ``metadata`` and the fields its schema prunes."""
 
     def check(group: str, version: str, kind: str, obj: dict[str, Any]) -> list[str]:
         rt = registry.by_kind(group, version, kind)
         if isinstance(rt, CustomResourceType):
-            return structural.unknown_fields(dict(rt.schema), obj)
+            unknown = metadata_unknown_fields(obj)
+            return unknown + structural.unknown_fields(dict(rt.schema), obj)
         return base(group, version, kind, obj) if base is not None else []
 
     return check
