@@ -31,6 +31,8 @@ import workloadbuilder as wb
 from workloadbuilder import aio
 
 SCHEDULED = "PodGroupInitiallyScheduled"
+MERGE_PATCH: dict[str, Any] = {"_content_type": "application/merge-patch+json"}
+"""kubernetes-asyncio's PATCH sends a JSON patch unless told (its stubs omit the option)."""
 
 
 def worker_pod(run: dict[str, Any], index: int, pod_group: wb.PodGroup) -> dict[str, Any]:
@@ -70,8 +72,9 @@ async def reconcile_run(body: kopf.Body, **_: Any) -> dict[str, Any]:
                 continue
             for index in range(int(run["spec"]["workers"])):
                 pod = worker_pod(run, index, group)
+                manifest: Any = pod  # kubernetes-asyncio sends a dict body as it is
                 try:
-                    await pods.create_namespaced_pod(run["metadata"]["namespace"], pod)
+                    await pods.create_namespaced_pod(run["metadata"]["namespace"], manifest)
                 except ApiException as exc:
                     if exc.status != 409:  # already there: pods are created once
                         raise
@@ -121,7 +124,7 @@ async def report_scheduling(body: kopf.Body, **_: Any) -> None:
                 PLURAL,
                 owner["name"],
                 {"status": status},
-                _content_type="application/merge-patch+json",
+                **MERGE_PATCH,
             )
         except ApiException as exc:
             if exc.status != 404:  # the run is gone: nothing to report to

@@ -650,3 +650,22 @@ async def test_a_protected_group_needs_the_approval_annotation(
     )
     crd["metadata"]["annotations"] = {"api-approved.kubernetes.io": "unapproved, testing"}
     assert (await call(fake_apiserver, "POST", CRDS, crd)).status == 201
+
+
+@bounded()
+async def test_malformed_schema_keywords_never_break_the_server(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    """The real server refuses such a CRD while decoding it; whatever this one accepts, a
+    write of the kind is answered, never with a 500."""
+    crd = copy.deepcopy(WIDGET_CRD)
+    spec = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    spec["properties"]["size"] = {"type": "integer", "minimum": "one", "multipleOf": True}
+    spec["properties"]["parts"] = {"type": "array", "maxItems": "2", "items": []}
+    spec["properties"]["color"] = {"type": "string", "enum": 3, "pattern": 5, "maxLength": None}
+    spec["required"] = "size"
+    spec["properties"]["labels"] = {"type": "object", "maxProperties": [1], "default": None}
+    assert (await call(fake_apiserver, "POST", CRDS, crd)).status in (201, 400, 422)
+    for body in (widget(), widget(parts=[1, 2, 3], color="x" * 10, labels={"a": "b"})):
+        reply = await call(fake_apiserver, "POST", WIDGETS, body)
+        assert reply.status < 500, reply.text

@@ -169,6 +169,18 @@ def _type_ok(schema: Schema, value: Any) -> str | None:
     return actual
 
 
+def _count(schema: Schema, key: str) -> int | None:
+    """An integer keyword (``maxItems``, ...), or ``None`` when absent or not an integer."""
+    value = schema.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _bound(schema: Schema, key: str) -> float | None:
+    """``minimum`` or ``maximum``, or ``None`` when absent or not a number."""
+    value = schema.get(key)
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 def _number(bound: Any) -> str:
     """A bound as Go's ``%v`` prints it."""
     if isinstance(bound, float) and bound.is_integer():
@@ -198,13 +210,14 @@ def _validate(schema: Schema, value: Any, path: str, errs: list[FieldErr]) -> No
         items = _mapping(schema.get("items"))
         for i, item in enumerate(value):
             _validate(items, item, index(path, i), errs)
-        if schema.get("minItems") is not None and len(value) < schema["minItems"]:
-            text = f"should have at least {schema['minItems']} items"
+        if (least := _count(schema, "minItems")) is not None and len(value) < least:
+            text = f"should have at least {least} items"
             errs.append(invalid(path, len(value), _message(path, text)))
-        if schema.get("maxItems") is not None and len(value) > schema["maxItems"]:
-            errs.append(too_many(path, len(value), schema["maxItems"]))
-    if "enum" in schema and value not in schema["enum"]:
-        allowed = [v if isinstance(v, str) else json.dumps(v) for v in schema["enum"]]
+        if (most := _count(schema, "maxItems")) is not None and len(value) > most:
+            errs.append(too_many(path, len(value), most))
+    enum = schema.get("enum")
+    if isinstance(enum, list) and value not in enum:
+        allowed = [v if isinstance(v, str) else json.dumps(v) for v in enum]
         errs.append(not_supported(path, value, allowed))
     if isinstance(value, dict):
         _object(schema, value, path, errs)
@@ -258,10 +271,10 @@ _FORMATS: Final[dict[str, Callable[[str], bool]]] = {
 
 def _string(schema: Schema, value: str, path: str, errs: list[FieldErr]) -> None:
     size = len(value)
-    if schema.get("maxLength") is not None and size > schema["maxLength"]:
-        errs.append(too_long(path, schema["maxLength"]))
-    if schema.get("minLength") is not None and size < schema["minLength"]:
-        text = f"should be at least {schema['minLength']} chars long"
+    if (most := _count(schema, "maxLength")) is not None and size > most:
+        errs.append(too_long(path, most))
+    if (least := _count(schema, "minLength")) is not None and size < least:
+        text = f"should be at least {least} chars long"
         errs.append(invalid(path, value, _message(path, text)))
     pattern = schema.get("pattern")
     if isinstance(pattern, str):
@@ -279,15 +292,20 @@ def _string(schema: Schema, value: str, path: str, errs: list[FieldErr]) -> None
 
 def _numeric(schema: Schema, value: float, path: str, errs: list[FieldErr]) -> None:
     factor = schema.get("multipleOf")
-    if isinstance(factor, (int, float)) and factor > 0 and (value / factor) % 1 != 0:
+    if (
+        isinstance(factor, (int, float))
+        and not isinstance(factor, bool)
+        and factor > 0
+        and (value / factor) % 1 != 0
+    ):
         errs.append(invalid(path, value, _message(path, f"should be a multiple of {factor}")))
-    maximum = schema.get("maximum")
+    maximum = _bound(schema, "maximum")
     if maximum is not None:
         exclusive = bool(schema.get("exclusiveMaximum"))
         if value > maximum or (exclusive and value == maximum):
             text = "should be less than" + ("" if exclusive else " or equal to")
             errs.append(invalid(path, value, _message(path, f"{text} {_number(maximum)}")))
-    minimum = schema.get("minimum")
+    minimum = _bound(schema, "minimum")
     if minimum is not None:
         exclusive = bool(schema.get("exclusiveMinimum"))
         if value < minimum or (exclusive and value == minimum):
@@ -296,11 +314,11 @@ def _numeric(schema: Schema, value: float, path: str, errs: list[FieldErr]) -> N
 
 
 def _object(schema: Schema, value: dict[str, Any], path: str, errs: list[FieldErr]) -> None:
-    if schema.get("maxProperties") is not None and len(value) > schema["maxProperties"]:
-        errs.append(too_many(path, len(value), schema["maxProperties"]))
-    if schema.get("minProperties") is not None and len(value) < schema["minProperties"]:
-        text = f"should have at least {schema['minProperties']} properties"
-        errs.append(invalid(path, schema["minProperties"], _message(path, text)))
+    if (most := _count(schema, "maxProperties")) is not None and len(value) > most:
+        errs.append(too_many(path, len(value), most))
+    if (least := _count(schema, "minProperties")) is not None and len(value) < least:
+        text = f"should have at least {least} properties"
+        errs.append(invalid(path, least, _message(path, text)))
     for name in schema.get("required") or []:
         if name not in value:
             errs.append(required(child(path, name)))
