@@ -213,6 +213,7 @@ class CustomResourceEngine(Engine):
         dry_run: bool = False,
         *,
         preconditions: dict[str, Any] | None = None,
+        grace_period: int | None = None,
     ) -> Result:
         """DELETE; the first DELETE of a CRD only marks it, as its registry does: in one write
         ``deletionTimestamp``, the cleanup finalizer and a ``Terminating`` condition (no
@@ -220,7 +221,13 @@ class CustomResourceEngine(Engine):
         stored = self._stored(rt, namespace, name) if is_definition(rt) else None
         if stored is None or stored.obj["metadata"].get("deletionTimestamp"):
             return super().delete(
-                rt, namespace, name, propagation, dry_run, preconditions=preconditions
+                rt,
+                namespace,
+                name,
+                propagation,
+                dry_run,
+                preconditions=preconditions,
+                grace_period=grace_period,
             )
         checks.check_delete_preconditions(rt, stored.obj["metadata"], preconditions or {})
         obj = copy_json(stored.obj)
