@@ -1,12 +1,22 @@
-"""A kopf operator: each TrainingRun reconciled into a Workload and its PodGroup.
+"""A kopf operator: each TrainingRun reconciled into a Workload, its PodGroup and its pods.
 
 On create, resume and every change of ``spec``, the handler calls
 ``workloadbuilder.aio.reconcile``: the Workload and PodGroup are created once (owned by the
 run, so deleting the run deletes them), and the gang's ``minCount`` follows
-``spec.minAvailable`` (an elastic resize). Invalid specs are refused with their errors at the
-run's own paths; kopf retries them after the user fixes the run.
+``spec.minAvailable`` (an elastic resize). Then it creates the run's ``spec.workers`` pods,
+each linked to the PodGroup (``set_scheduling_group``), so the scheduler places them as one
+gang. Invalid specs are refused with their errors at the run's own paths; kopf retries them
+after the user fixes the run.
 
-Run it: kopf run examples/kopf_operator.py --namespace ml (the current kubeconfig's cluster).
+A second handler watches the PodGroups the runs own and writes what the scheduler decided
+to the run's status subresource: ``status.phase`` is ``Scheduled`` once the group's
+``PodGroupInitiallyScheduled`` condition is True, ``Pending`` before (with its reason and
+message).
+
+Install the kind, then run it::
+
+    kubectl apply -f examples/trainingrun-crd.yaml
+    kopf run examples/kopf_operator.py --namespace ml   # the current kubeconfig's cluster
 """
 
 from __future__ import annotations
@@ -14,24 +24,108 @@ from __future__ import annotations
 from typing import Any
 
 import kopf
+from kubernetes_asyncio.client import ApiException, CoreV1Api, CustomObjectsApi
 from trainingrun import FIELD_MANAGER, GROUP, PLURAL, VERSION, builder_for
 
+import workloadbuilder as wb
 from workloadbuilder import aio
+
+SCHEDULED = "PodGroupInitiallyScheduled"
+MERGE_PATCH: dict[str, Any] = {"_content_type": "application/merge-patch+json"}
+"""kubernetes-asyncio's PATCH sends a JSON patch unless told (its stubs omit the option)."""
+
+
+def worker_pod(run: dict[str, Any], index: int, pod_group: wb.PodGroup) -> dict[str, Any]:
+    """Worker ``index`` of ``run``, owned by the run and linked to its PodGroup."""
+    meta = run["metadata"]
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": f"{meta['name']}-worker-{index}",
+            "namespace": meta["namespace"],
+            "labels": {"training.example.com/run": meta["name"]},
+            "ownerReferences": [wb.controller_ref(run).to_dict()],
+        },
+        "spec": {
+            "restartPolicy": "Never",
+            "containers": [{"name": "worker", "image": run["spec"].get("image", "busybox")}],
+        },
+    }
+    return wb.set_scheduling_group(pod, pod_group)
 
 
 @kopf.on.resume(GROUP, VERSION, PLURAL)
 @kopf.on.create(GROUP, VERSION, PLURAL)
 @kopf.on.update(GROUP, VERSION, PLURAL, field="spec")
 async def reconcile_run(body: kopf.Body, **_: Any) -> dict[str, Any]:
-    """Bring the run's Workload and PodGroup in line; the outcome goes to the run's status."""
+    """Bring the run's Workload, PodGroup and pods in line; the outcome goes to its status."""
     run = {"apiVersion": body["apiVersion"], "kind": body["kind"], **dict(body)}
     async with await aio.new_client() as api_client:
         result = await aio.reconcile(api_client, builder_for(run), field_manager=FIELD_MANAGER)
-    if result.errors:
-        raise kopf.PermanentError("; ".join(str(e) for e in result.errors))
+        if result.errors:
+            raise kopf.PermanentError("; ".join(str(e) for e in result.errors))
+        pods = CoreV1Api(api_client)
+        created = []
+        for group in result.objects:
+            if not isinstance(group, wb.PodGroup):
+                continue
+            for index in range(int(run["spec"]["workers"])):
+                pod = worker_pod(run, index, group)
+                manifest: Any = pod  # kubernetes-asyncio sends a dict body as it is
+                try:
+                    await pods.create_namespaced_pod(run["metadata"]["namespace"], manifest)
+                except ApiException as exc:
+                    if exc.status != 409:  # already there: pods are created once
+                        raise
+                else:
+                    created.append(pod["metadata"]["name"])
     return {
         "workload": result.workload.metadata.name if result.workload else None,
         "podGroups": [o.metadata.name for o in result.objects],
         "created": [str(r) for r in result.created],
         "resized": [str(r) for r in result.resized],
+        "pods": created,
     }
+
+
+@kopf.on.event("scheduling.k8s.io", "v1beta1", "podgroups")
+async def report_scheduling(body: kopf.Body, **_: Any) -> None:
+    """Write the scheduler's verdict on a run's PodGroup to the run's ``status.phase``."""
+    owner = next(
+        (
+            ref
+            for ref in body.metadata.get("ownerReferences") or []
+            if ref.get("controller") and ref.get("kind") == "TrainingRun"
+        ),
+        None,
+    )
+    if owner is None:
+        return
+    condition = next(
+        (c for c in body.get("status", {}).get("conditions") or [] if c.get("type") == SCHEDULED),
+        None,
+    )
+    if condition is None:
+        return
+    scheduled = condition.get("status") == "True"
+    status = {
+        "phase": "Scheduled" if scheduled else "Pending",
+        "podGroup": body.metadata["name"],
+        "reason": condition.get("reason", ""),
+        "message": condition.get("message", ""),
+    }
+    async with await aio.new_client() as api_client:
+        try:
+            await CustomObjectsApi(api_client).patch_namespaced_custom_object_status(
+                GROUP,
+                VERSION,
+                body.metadata["namespace"],
+                PLURAL,
+                owner["name"],
+                {"status": status},
+                **MERGE_PATCH,
+            )
+        except ApiException as exc:
+            if exc.status != 404:  # the run is gone: nothing to report to
+                raise

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
-from workloadbuilder.testing import FakeAPIServer
+from workloadbuilder.testing import FakeAPIServer, GangSimulator
 from workloadbuilder.testing.server import DEFAULT_RESOURCES, ResourceType
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -133,14 +134,68 @@ async def test_the_asyncio_reconciler_creates_then_keeps_in_sync(
     ), err
 
 
-@WITH_RUNS
-async def test_the_kopf_operator_reconciles_runs(fake_apiserver: FakeAPIServer) -> None:
+PEERING_CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": "kopfpeerings.kopf.dev"},
+    "spec": {
+        "group": "kopf.dev",
+        "scope": "Namespaced",
+        "names": {"plural": "kopfpeerings", "kind": "KopfPeering"},
+        "versions": [
+            {
+                "name": "v1",
+                "served": True,
+                "storage": True,
+                "schema": {
+                    "openAPIV3Schema": {
+                        "type": "object",
+                        "properties": {
+                            "status": {
+                                "type": "object",
+                                "x-kubernetes-preserve-unknown-fields": True,
+                            }
+                        },
+                    }
+                },
+            }
+        ],
+    },
+}
+"""kopf's namespaced peering kind, as its documentation has users install it."""
+CRDS = ("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+PEERINGS = ("kopf.dev", "v1", "kopfpeerings")
+
+
+def kopf_peering(server: FakeAPIServer) -> None:
+    server.create_object(*CRDS, PEERING_CRD)
+    peering = {"apiVersion": "kopf.dev/v1", "kind": "KopfPeering"}
+    server.create_object(*PEERINGS, {**peering, "metadata": {"name": "default", "namespace": NS}})
+
+
+def peers(server: FakeAPIServer) -> dict[str, Any]:
+    peering = server.get_object(*PEERINGS, NS, "default") or {}
+    found: dict[str, Any] = peering.get("status") or {}
+    return found
+
+
+@pytest.mark.parametrize("mode", ["--standalone", "--peering=default"])
+async def test_the_kopf_operator_reconciles_runs(fake_apiserver: FakeAPIServer, mode: str) -> None:
+    """The operator against the test server, its kind installed from the example's CRD: the
+    run gets its Workload, PodGroup and pods, the simulator schedules the gang, the operator
+    writes the verdict to the run's status, and a resize follows spec.minAvailable. With
+    peering, kopf also keeps its keep-alive in a KopfPeering (a second custom kind)."""
     namespace(fake_apiserver)
+    crd = yaml.safe_load((EXAMPLES / "trainingrun-crd.yaml").read_text())
+    fake_apiserver.create_object(*CRDS, crd)
+    if mode != "--standalone":
+        kopf_peering(fake_apiserver)
+    simulator = GangSimulator(fake_apiserver)
     kopf = Path(sys.executable).with_name("kopf")
     process = await asyncio.create_subprocess_exec(
         str(kopf),
         "run",
-        "--standalone",
+        mode,
         "--namespace",
         NS,
         str(EXAMPLES / "kopf_operator.py"),
@@ -152,14 +207,34 @@ async def test_the_kopf_operator_reconciles_runs(fake_apiserver: FakeAPIServer) 
     try:
         run = training_run(fake_apiserver, 4)
         await eventually(lambda: min_counts(fake_apiserver) == ([4], [4]))
+        await eventually(lambda: len(fake_apiserver.list_objects("", "v1", "pods", NS)) == 4)
+        (group,) = pod_groups(fake_apiserver)
+        for pod in fake_apiserver.list_objects("", "v1", "pods", NS):
+            assert pod["spec"]["schedulingGroup"] == {"podGroupName": group["metadata"]["name"]}
+            assert pod["metadata"]["ownerReferences"][0]["uid"] == run["metadata"]["uid"]
+        step = await simulator.step()
+        assert len(step.bound) == 4
+        await eventually(lambda: run_status(fake_apiserver).get("phase") == "Scheduled")
+        status = run_status(fake_apiserver)
+        assert (status["podGroup"], status["reason"]) == (group["metadata"]["name"], "Scheduled")
+        # kopf keeps each handler's return value in the run's status
+        assert status["reconcile_run"]["podGroups"] == [group["metadata"]["name"]]
         run = fake_apiserver.get_object(*RUNS, NS, "resnet") or run
         run["spec"]["minAvailable"] = 2
         fake_apiserver.update_object(*RUNS, run)
         await eventually(lambda: min_counts(fake_apiserver) == ([2], [2]))
-        stored = fake_apiserver.get_object(*RUNS, NS, "resnet") or {}
-        # kopf keeps each handler's return value in the run's status
-        assert any(key.startswith("reconcile_run") for key in stored.get("status", {}))
+        if mode != "--standalone":
+            # one peer, as kopf's Peer.as_dict() writes it
+            assert [sorted(p) for p in peers(fake_apiserver).values()] == [
+                ["lastseen", "lifetime", "priority"]
+            ]
     finally:
         process.send_signal(signal.SIGTERM)
         _, err = await asyncio.wait_for(process.communicate(), 30)
     assert b"Traceback" not in err, err.decode()
+
+
+def run_status(server: FakeAPIServer) -> dict[str, Any]:
+    stored = server.get_object(*RUNS, NS, "resnet") or {}
+    status: dict[str, Any] = stored.get("status") or {}
+    return status

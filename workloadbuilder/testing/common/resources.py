@@ -81,6 +81,14 @@ DEFAULT_RESOURCES: tuple[ResourceType, ...] = (
     ),
     ResourceType("", "v1", "Event", "events"),
     ResourceType("", "v1", "Node", "nodes", namespaced=False, status=True),
+    ResourceType(
+        "apiextensions.k8s.io",
+        "v1",
+        "CustomResourceDefinition",
+        "customresourcedefinitions",
+        namespaced=False,
+        status=True,
+    ),
 )
 
 
@@ -107,6 +115,8 @@ class Registry:
     ) -> None:
         wanted = set(group_versions) if group_versions is not None else None
         self.gates = gates
+        self.revision = 0
+        """Counts the changes made by :meth:`add` and :meth:`remove` (caches key on it)."""
         self._by_path: dict[tuple[str, str, str], ResourceType] = {}
         self._by_kind: dict[tuple[str, str, str], ResourceType] = {}
         for rt in resources:
@@ -116,6 +126,18 @@ class Registry:
                 continue
             self._by_path[(rt.group, rt.version, rt.plural)] = rt
             self._by_kind[(rt.group, rt.version, rt.kind)] = rt
+
+    def add(self, rt: ResourceType) -> None:
+        """Serve ``rt`` from now on (a custom resource whose definition is established)."""
+        self._by_path[(rt.group, rt.version, rt.plural)] = rt
+        self._by_kind[(rt.group, rt.version, rt.kind)] = rt
+        self.revision += 1
+
+    def remove(self, rt: ResourceType) -> None:
+        """Stop serving ``rt``."""
+        self._by_path.pop((rt.group, rt.version, rt.plural), None)
+        self._by_kind.pop((rt.group, rt.version, rt.kind), None)
+        self.revision += 1
 
     def get(self, group: str, version: str, plural: str) -> ResourceType | None:
         """The resource served at ``group/version/plural``, or ``None``."""

@@ -63,6 +63,11 @@ def model_unknown_fields(group: str, version: str, kind: str, obj: dict[str, Any
     return unknown_paths(shape, obj, _metadata_fields)
 
 
+def metadata_unknown_fields(obj: dict[str, Any]) -> list[str]:
+    """The unknown fields of ``obj``'s ``metadata`` (ObjectMeta's)."""
+    return _metadata_fields(obj.get("metadata"), "metadata")
+
+
 def _metadata_fields(value: Any, path: str) -> list[str]:
     return _extra(ObjectMeta, value, path + ".") if isinstance(value, dict) else []
 

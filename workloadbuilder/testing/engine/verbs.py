@@ -163,6 +163,10 @@ class Engine:
     ) -> list[str]:
         return checks.check_fields(self.field_checker, rt, obj, opts.field_validation, apply=apply)
 
+    def _apply_defaults(self, rt: ResourceType, obj: dict[str, Any], *, creating: bool) -> None:
+        """The API defaults of ``rt``'s kind, in place (``creating``: also the create-only ones)."""
+        rules.apply_defaults(rt.group, rt.kind, obj, creating=creating)
+
     def _manager_entries(self, stored: Stored | None, obj: dict[str, Any]) -> managed.Entries:
         """Ownership to start from: the stored one, or what a PUT/patch body set explicitly."""
         base = stored.entries if stored else {}
@@ -227,7 +231,7 @@ class Engine:
         stamp = fresh_metadata(meta)
         if rt.status and (rt.group, rt.kind) != ("", "Node"):
             obj.pop("status", None)  # a Node keeps the status it is created with (observed)
-        rules.apply_defaults(rt.group, rt.kind, obj, creating=True)
+        self._apply_defaults(rt, obj, creating=True)
         entries = managed.record_update(
             {},
             (opts.manager, "Update", ""),
@@ -274,7 +278,7 @@ class Engine:
             new = with_status_of(rt, old, obj)
         else:
             new = keeping_server_fields(rt, obj, old)
-        rules.apply_defaults(rt.group, rt.kind, new, creating=False)
+        self._apply_defaults(rt, new, creating=False)
         scope = ownership_scope(rt, subresource)
         entries = managed.record_update(
             base,
@@ -380,7 +384,7 @@ class Engine:
             opts.force,
             stamp,
         )
-        rules.apply_defaults(rt.group, rt.kind, merged, creating=stored is None)
+        self._apply_defaults(rt, merged, creating=stored is None)
         if stored is None:
             rules.admit(rt.group, rt.kind, merged)
         result = self._finish(rt, stored, merged, entries, opts)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
@@ -250,3 +251,25 @@ def group_fields_update(path: str, new: Obj, old: Obj, *, freeze_policy: bool = 
     for name in _FROZEN_FIELDS:
         errs += immutable(child(path, name), new.get(name), old.get(name))
     return errs
+
+
+_PATH_TOKEN: Final = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+_MISSING: Final = object()
+
+
+def lookup(obj: Any, path: str) -> Any:
+    """The value at a field path (``spec.items[0].name``), or a marker when absent."""
+    for name, idx in _PATH_TOKEN.findall(path):
+        if name:
+            obj = obj.get(name, _MISSING) if isinstance(obj, dict) else _MISSING
+        else:
+            i = int(idx)
+            obj = obj[i] if isinstance(obj, list) and i < len(obj) else _MISSING
+    return obj
+
+
+def ratcheted(errs: Errs, obj: Obj, old: Obj | None) -> Errs:
+    """Ratcheting: on update, a value that did not change is not re-validated."""
+    if old is None:
+        return errs
+    return [e for e in errs if not (e.ratchet and lookup(obj, e.field) == lookup(old, e.field))]

@@ -9,6 +9,7 @@ from typing import Any, Final
 
 REQUIRED: Final = "FieldValueRequired"
 INVALID: Final = "FieldValueInvalid"
+TYPE_INVALID: Final = "FieldValueTypeInvalid"
 NOT_SUPPORTED: Final = "FieldValueNotSupported"
 FORBIDDEN: Final = "FieldValueForbidden"
 TOO_MANY: Final = "FieldValueTooMany"
@@ -19,6 +20,7 @@ INTERNAL: Final = "InternalError"
 _LABELS: Final = {
     REQUIRED: "Required value",
     INVALID: "Invalid value",
+    TYPE_INVALID: "Invalid value",
     NOT_SUPPORTED: "Unsupported value",
     FORBIDDEN: "Forbidden",
     TOO_MANY: "Too many",
@@ -145,6 +147,11 @@ def required(path: str, detail: str = "") -> FieldErr:
 def invalid(path: str, value: Any, detail: str, *, ratchet: bool = True) -> FieldErr:
     """A value that breaks a rule."""
     return FieldErr(INVALID, path, value, detail, ratchet)
+
+
+def type_invalid(path: str, value: Any, detail: str) -> FieldErr:
+    """A value of the wrong JSON type (a schema's ``type``)."""
+    return FieldErr(TYPE_INVALID, path, value, detail)
 
 
 def forbidden(path: str, detail: str = "", *, ratchet: bool = True) -> FieldErr:

@@ -9,7 +9,6 @@ kept independent of the SDK's validation so that each checks the other.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Final
 
 from .builtin import (
@@ -21,7 +20,7 @@ from .builtin import (
     validate_pod_spec,
     validate_pod_update,
 )
-from .common import Errs, Obj
+from .common import Errs, Obj, ratcheted
 from .core import validate_job, validate_pod
 from .events import default_event, validate_event
 from .groups import validate_composite_pod_group, validate_group_update, validate_pod_group
@@ -54,8 +53,6 @@ _STATUS_KINDS: Final = frozenset(
 )
 POD_GROUP_PROTECTION: Final = "scheduling.k8s.io/podgroup-protection"
 _CLUSTER_SCOPED: Final = frozenset({("", "Namespace"), ("", "Node")})
-_PATH_TOKEN: Final = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
-_MISSING: Final = object()
 
 
 def apply_defaults(group: str, kind: str, obj: dict[str, Any], *, creating: bool = False) -> None:
@@ -119,7 +116,7 @@ def validate_object(
         errs = validate_object_meta_update(obj, old)
     errs += kube_finalizers(obj)
     errs += _kind_rules(group, version, kind, obj, old, gates)
-    return [e.to_cause() for e in _ratcheted(errs, obj, old)]
+    return [e.to_cause() for e in ratcheted(errs, obj, old)]
 
 
 def _core_rules(kind: str, obj: Obj, old: Obj | None, gates: frozenset[str]) -> Errs:
@@ -158,20 +155,3 @@ def _kind_rules(
         if old is not None:
             errs += validate_group_update(obj, old, composite=True)
     return errs
-
-
-def _lookup(obj: Any, path: str) -> Any:
-    for name, idx in _PATH_TOKEN.findall(path):
-        if name:
-            obj = obj.get(name, _MISSING) if isinstance(obj, dict) else _MISSING
-        else:
-            i = int(idx)
-            obj = obj[i] if isinstance(obj, list) and i < len(obj) else _MISSING
-    return obj
-
-
-def _ratcheted(errs: Errs, obj: Obj, old: Obj | None) -> Errs:
-    """Ratcheting: on update, a value that did not change is not re-validated."""
-    if old is None:
-        return errs
-    return [e for e in errs if not (e.ratchet and _lookup(obj, e.field) == _lookup(old, e.field))]

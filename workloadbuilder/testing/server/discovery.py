@@ -12,10 +12,13 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from workloadbuilder.testing.common.custom_types import CustomResourceType
 from workloadbuilder.testing.common.resources import Registry, ResourceType
 
 _ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 _STATUS_VERBS = ("get", "patch", "update")
+_CUSTOM_VERBS = ("delete", "deletecollection", "get", "list", "patch", "create", "update", "watch")
+"""The verbs apiextensions' discovery controller lists for a custom resource, in its order."""
 
 
 @dataclass(frozen=True)
@@ -40,12 +43,21 @@ _FACTS: dict[tuple[str, str], Facts] = {
     ("scheduling.k8s.io", "workloads"): Facts(storage_version="v1beta1"),
     ("scheduling.k8s.io", "podgroups"): Facts(storage_version="v1beta1"),
     ("scheduling.k8s.io", "compositepodgroups"): Facts(storage_version="v1alpha3"),
+    ("apiextensions.k8s.io", "customresourcedefinitions"): Facts(
+        ("crd", "crds"), ("api-extensions",)
+    ),
 }
 
 
 def facts(rt: ResourceType) -> Facts:
     """The discovery facts of ``rt`` (defaults for resources this server does not know)."""
+    if isinstance(rt, CustomResourceType):
+        return Facts(rt.short_names, rt.categories, _CUSTOM_VERBS, rt.storage_version)
     return _FACTS.get((rt.group, rt.plural), Facts())
+
+
+def _singular(rt: ResourceType) -> str:
+    return rt.singular if isinstance(rt, CustomResourceType) else rt.kind.lower()
 
 
 def storage_version_hash(group: str, version: str, kind: str) -> str:
@@ -69,7 +81,7 @@ def resource_list(registry: Registry, group: str, version: str) -> dict[str, Any
         info = facts(rt)
         entry: dict[str, Any] = {
             "name": rt.plural,
-            "singularName": rt.kind.lower(),
+            "singularName": _singular(rt),
             "namespaced": rt.namespaced,
             "kind": rt.kind,
             "verbs": list(info.verbs),
@@ -106,7 +118,7 @@ def _aggregated_resource(rt: ResourceType) -> dict[str, Any]:
         "resource": rt.plural,
         "responseKind": {"group": rt.group, "version": rt.version, "kind": rt.kind},
         "scope": "Namespaced" if rt.namespaced else "Cluster",
-        "singularResource": rt.kind.lower(),
+        "singularResource": _singular(rt),
         "verbs": list(info.verbs),
     }
     if info.short_names:

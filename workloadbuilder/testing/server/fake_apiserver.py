@@ -22,13 +22,13 @@ from workloadbuilder.testing.common.resources import (
     ResourceType,
     resolve_gates,
 )
+from workloadbuilder.testing.engine.custom_resources import CustomResourceEngine
 from workloadbuilder.testing.engine.unknown_fields import FieldChecker, model_unknown_fields
 from workloadbuilder.testing.engine.verbs import (
     APPLY,
     JSON_PATCH,
     MERGE,
     STRATEGIC,
-    Engine,
     Result,
     WriteOptions,
 )
@@ -85,7 +85,7 @@ class FakeAPIServer:
         self.gates = resolve_gates(feature_gates)
         self._registry = Registry(resources, self.gates, group_versions)
         self._store = Store(event_history)
-        self._engine = Engine(
+        self._engine = CustomResourceEngine(
             self._registry,
             self._store,
             field_checker,

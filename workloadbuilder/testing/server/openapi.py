@@ -12,6 +12,7 @@ Job, ...) get an open schema (``x-kubernetes-preserve-unknown-fields``) for spec
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib
 import json
@@ -20,6 +21,7 @@ from typing import Any
 
 from workloadbuilder.api import meta_v1
 from workloadbuilder.testing.apply.fieldset import LIST_MAP_KEYS
+from workloadbuilder.testing.common.custom_types import CustomResourceType
 from workloadbuilder.testing.common.resources import Registry, ResourceType
 
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1."
@@ -29,7 +31,10 @@ _OPEN = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
 
 
 def schema_prefix(group: str, version: str) -> str:
-    """``io.k8s.api.<group>.<version>.``, as upstream names its definitions."""
+    """``io.k8s.api.<group>.<version>.``, as upstream names its definitions; a custom
+    resource's group reversed (``com.example.training.v1.``), as apiextensions names them."""
+    if "." in group and not group.endswith(".k8s.io"):
+        return ".".join(reversed(group.split("."))) + f".{version}."
     short = group.split(".")[0] if group else "core"
     return f"io.k8s.api.{short}.{version}."
 
@@ -90,6 +95,8 @@ def _gvk(rt: ResourceType) -> list[dict[str, str]]:
 def _kind_schemas(rt: ResourceType, ref_root: str) -> dict[str, Any]:
     """The schema of ``rt``'s kind and of every type it uses, by Kubernetes name."""
     prefix = schema_prefix(rt.group, rt.version)
+    if isinstance(rt, CustomResourceType):
+        return _custom_schemas(rt, ref_root)
     model = _model(rt)
     if model is None:
         meta_schema = _kind_schemas_meta(ref_root)
@@ -118,6 +125,18 @@ def _kind_schemas(rt: ResourceType, ref_root: str) -> dict[str, Any]:
     top["x-kubernetes-group-version-kind"] = _gvk(rt)
     out[prefix + rt.kind] = top
     return out
+
+
+def _custom_schemas(rt: CustomResourceType, ref_root: str) -> dict[str, Any]:
+    """A custom resource's schema: its version's ``openAPIV3Schema`` with the type and object
+    metadata apiextensions adds, and ObjectMeta's schemas."""
+    top = copy.deepcopy(dict(rt.schema)) or dict(_OPEN)
+    properties = top.setdefault("properties", {})
+    properties["apiVersion"] = {"type": "string"}
+    properties["kind"] = {"type": "string"}
+    properties["metadata"] = {"$ref": ref_root + _META + "ObjectMeta"}
+    top["x-kubernetes-group-version-kind"] = _gvk(rt)
+    return {**_kind_schemas_meta(ref_root), schema_prefix(rt.group, rt.version) + rt.kind: top}
 
 
 def _kind_schemas_meta(ref_root: str) -> dict[str, Any]:
@@ -249,9 +268,12 @@ class Documents:
     def __init__(self, registry: Registry) -> None:
         self._registry = registry
 
-    @lru_cache(maxsize=64)  # noqa: B019 - one Documents per server, kept for its lifetime
     def v3(self, gv_key: str) -> bytes | None:
         """The encoded v3 document of ``gv_key``, or ``None`` if not served."""
+        return self._v3(gv_key, self._registry.revision)
+
+    @lru_cache(maxsize=64)  # noqa: B019 - one Documents per server, kept for its lifetime
+    def _v3(self, gv_key: str, revision: int) -> bytes | None:
         resources = _served(self._registry).get(gv_key)
         if not resources:
             return None
@@ -266,7 +288,10 @@ class Documents:
             paths[gv_key] = {"serverRelativeURL": f"/openapi/v3/{gv_key}?hash={etag(data)}"}
         return json.dumps({"paths": paths}).encode()
 
-    @lru_cache(maxsize=1)  # noqa: B019 - as above
     def v2(self) -> bytes:
         """``/openapi/v2``."""
+        return self._v2(self._registry.revision)
+
+    @lru_cache(maxsize=4)  # noqa: B019 - as above
+    def _v2(self, revision: int) -> bytes:
         return json.dumps(v2_document(self._registry)).encode()

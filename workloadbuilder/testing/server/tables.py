@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from workloadbuilder.testing.common.custom_types import CustomResourceType
 from workloadbuilder.testing.common.resources import ResourceType
 from workloadbuilder.testing.server import field_docs as docs
 
@@ -450,9 +451,18 @@ _DEFAULT: tuple[list[Column], Callable[..., list[Cell]]] = (
 )
 
 
+def _printer(rt: ResourceType) -> tuple[list[Column], Callable[..., list[Any]]]:
+    """The columns and row printer of ``rt`` (a custom resource's come from its definition)."""
+    from workloadbuilder.testing.server import custom_columns  # it builds on this module
+
+    if isinstance(rt, CustomResourceType):
+        return custom_columns.columns(rt), custom_columns.printer(rt)
+    return _PRINTERS.get((rt.group, rt.plural), _DEFAULT)
+
+
 def columns(rt: ResourceType) -> list[dict[str, Any]]:
     """The ``columnDefinitions`` of ``rt``'s table."""
-    cols, _ = _PRINTERS.get((rt.group, rt.plural), _DEFAULT)
+    cols, _ = _printer(rt)
     return [
         {"name": n, "type": t, "format": f, "description": d, "priority": p}
         for n, t, f, p, d in cols
@@ -489,7 +499,7 @@ def table(
     now: datetime | None = None,
 ) -> dict[str, Any]:
     """A ``Table`` of ``objects``; ``include_object`` is ``None``, ``Metadata`` or ``Object``."""
-    _, printer = _PRINTERS.get((rt.group, rt.plural), _DEFAULT)
+    _, printer = _printer(rt)
     moment = now or datetime.now(UTC)
     rows = []
     for obj in objects:
