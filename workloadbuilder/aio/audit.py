@@ -14,7 +14,7 @@ from workloadbuilder.runtime import _check_claims
 
 from ._groups import group_resource
 from ._queries import get_document
-from ._resources import PODS, WORKLOADS, Resource
+from ._resources import POD_GROUPS, PODS, WORKLOADS, Resource
 from ._snapshot import Snapshot, name_of, pod_group_of
 from ._transport import RetryPolicy, Transport
 from .errors import APIError, ObjectRef
@@ -77,10 +77,15 @@ async def audit(
     """Walk the pods, PodGroups, CompositePodGroups and Workloads of ``namespace`` and return
     what is wrong with how they reference each other, sorted by object (empty when clean).
 
-    ``api_client`` is a kubernetes-asyncio ``ApiClient`` or a ``kubernetes.aio`` one.
+    ``api_client`` is a kubernetes-asyncio ``ApiClient`` or a ``kubernetes.aio`` one. Raises
+    ``MissingAPIError`` (naming the ``GenericWorkload`` gate) when the cluster does not serve
+    the scheduling API; CompositePodGroups read as none when only their API is off.
     """
     transport = Transport(api_client, retry)
     snapshot = await Snapshot.read(transport, namespace)
+    missing = snapshot.missing_api(POD_GROUPS, WORKLOADS)
+    if missing is not None:
+        raise missing
     findings = [
         *_pods(snapshot),
         *_members(snapshot),

@@ -13,14 +13,17 @@ from workloadbuilder.api.scheduling_v1beta1 import PodGroup
 
 from ._groups import GroupLike, condition, condition_type, group_ref, group_resource
 from ._queries import read_listing
+from ._snapshot import Snapshot
 from ._transport import RetryPolicy, Transport
 from ._watch import watch_events
-from .errors import APIError, ObjectRef
+from .diagnose import Verdict, verdict_of
+from .errors import APIError, MissingAPIError, ObjectRef
 
 __all__ = ["NotScheduledError", "wait_scheduled"]
 
 _PAUSE_MIN: Final = 0.05
 _PAUSE_MAX: Final = 2.0
+_VERDICT_SECONDS: Final = 5.0
 
 
 class NotScheduledError(TimeoutError):
@@ -29,17 +32,28 @@ class NotScheduledError(TimeoutError):
     ``status``, ``reason`` and ``message`` are those of its ``...InitiallyScheduled``
     condition (``"False"``, ``Unschedulable`` / ``SchedulerError`` / ``Invalid``, the
     scheduler's message); all ``None`` when the scheduler wrote nothing, as it does while a
-    gang waits for its members to exist. ``exists`` is False when the group itself is missing.
+    gang waits for its members to exist and on a composite's children. ``exists`` is False
+    when the group itself is missing. ``verdict`` is :func:`diagnose`'s at the deadline (``None``
+    if it could not be read); ``blocking`` the children that keep a composite from being placed.
     """
 
-    def __init__(self, group: ObjectRef, timeout: float, obj: Mapping[str, Any] | None) -> None:
-        self.group, self.exists = group, obj is not None
+    def __init__(
+        self,
+        group: ObjectRef,
+        timeout: float,
+        obj: Mapping[str, Any] | None,
+        verdict: Verdict | None = None,
+    ) -> None:
+        self.group, self.exists, self.verdict = group, obj is not None, verdict
+        self.blocking: tuple[ObjectRef, ...] = verdict.blocking if verdict else ()
         wanted = condition_type(group.kind)
         found = condition(obj, wanted) if obj is not None else None
         self.status: str | None = found.get("status") if found else None
         self.reason: str | None = found.get("reason") if found else None
         self.message: str | None = found.get("message") if found else None
-        if obj is None:
+        if verdict is not None and obj is not None:
+            why = f"{verdict.state}: {verdict.summary}"
+        elif obj is None:
             why = "it does not exist; create it (pods naming a missing group stay Pending)"
         elif found is None:
             why = (
@@ -72,7 +86,8 @@ async def wait_scheduled(
     is watched, not polled: a watch that expires (410) is followed by a fresh list, a watch the
     server ends or a dropped connection is resumed from the last resourceVersion seen; lists
     are retried by ``retry``. Raises :class:`NotScheduledError` at the deadline, with the
-    condition's reason and message.
+    condition's reason and message and :func:`diagnose`'s verdict (for a composite: which
+    children block it, and why).
     """
     ref = group_ref(group)
     transport = Transport(api_client, retry)
@@ -128,7 +143,16 @@ async def wait_scheduled(
                 if not seen:
                     await asyncio.sleep(pause)  # an empty or refused watch: do not spin
     except TimeoutError:
-        raise NotScheduledError(ref, timeout, latest) from None
+        raise NotScheduledError(ref, timeout, latest, await _verdict(transport, ref)) from None
+
+
+async def _verdict(transport: Transport, ref: ObjectRef) -> Verdict | None:
+    """The verdict at the deadline, read within a few seconds; ``None`` if it cannot be."""
+    try:
+        async with asyncio.timeout(_VERDICT_SECONDS):
+            return verdict_of(await Snapshot.read(transport, ref.namespace), ref)
+    except (TimeoutError, APIError, MissingAPIError):
+        return None
 
 
 def _watch_error(ref: ObjectRef, status: Mapping[str, Any]) -> APIError:
