@@ -127,8 +127,8 @@ def test_polyaxon_plugin_refuses_more_than_the_replicas(tmp_path: Path) -> None:
     result = run(str(EXAMPLES / "polyaxon_plugin.py"), str(tmp_path / "run.yaml"))
     assert result.returncode == 1
     assert result.stderr.strip() == (
-        "spec.schedulingPolicy.minAvailable: Invalid value: 6: must be no more than the run's 5"
-        " replicas"
+        "spec.schedulingPolicy.minAvailable: Invalid value: 6: must be no more than the 5"
+        " replicas the controller creates: the gang can never form"
     )
 
 

@@ -8,6 +8,7 @@ and, by :func:`load_spec`, with the file and line it comes from.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -33,10 +34,11 @@ from .api.scheduling_v1alpha3 import (
 from .api.scheduling_v1beta1 import Workload
 from .builder import Builder, BuildError
 from .field import ErrorList, FieldError, FieldPath
-from .item import WorkloadItem, composite, leaf
+from .item import WorkloadItem
 from .naming import generate_workload_name
 from .options import BuildOptions, DisruptionModeOption, SchedulingPolicyOption
 from .runtime import RuntimeObject, instantiate
+from .shorthands import composite, leaf
 
 __all__ = [
     "API_VERSION",
@@ -90,7 +92,8 @@ class SpecLeaf(_SpecModel):
     resource_claims: OptList[WorkloadPodGroupResourceClaim] = None
     priority_class_name: Str = ""
     replicas: Annotated[StrictInt, Field(ge=0)] | None = None
-    """How many pods the controller creates for the group (``explain``, ``simulate``)."""
+    """How many pods the controller creates for the group (``explain``, ``simulate``, and
+    ``validate``: a gang ``minCount`` above it can never form)."""
     resources: OptMap[Str | StrictInt] = None
     """Each pod's resource requests, e.g. ``{cpu: "2", nvidia.com/gpu: 1}`` (``simulate``)."""
 
@@ -220,6 +223,22 @@ class LoadedSpec:
             return exc.errors or ErrorList([FieldError.invalid(None, None, str(exc))])
         return errors
 
+    def relaxed(self) -> LoadedSpec:
+        """This spec without the rules on counts that can never be met, for the commands that
+        tell those their own way (``explain``'s warnings, ``simulate``'s verdicts)."""
+        o = self.options
+        options = BuildOptions(
+            o.name,
+            o.namespace,
+            o.owner,
+            o.allowed_policies,
+            o.allowed_disruption_modes,
+            o.disable_declarative_validation,
+            o.check_api_server_rules,
+            check_satisfiable_counts=False,
+        )
+        return dataclasses.replace(self, options=options)
+
     def _relocated(self, error: FieldError) -> FieldError:
         named = "workloadName" if self.document.spec.workload_name else "owner.name"
         moved = {
@@ -286,6 +305,7 @@ def _item(node: SpecLeaf | SpecComposite, path: FieldPath) -> WorkloadItem:
         topology=topology,
         resource_claims=node.resource_claims or (),
         priority_class_name=node.priority_class_name,
+        replicas=node.replicas,
     )
 
 

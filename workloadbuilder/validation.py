@@ -5,7 +5,9 @@
    path (ratcheted on update), the allow-lists on the *resolved* config, the Basic + ``all``
    cross rule;
 3. beyond upstream (``BuildOptions.check_api_server_rules``, on by default): what the API
-   server would reject in the compiled Workload, reported at the controller's paths.
+   server would reject in the compiled Workload, reported at the controller's paths;
+4. ours (``BuildOptions.check_satisfiable_counts``, on by default): counts that can never be
+   met (``workloadbuilder.counts``).
 
 ``validate()`` never raises: a failing callback or an unexpected error is an Internal error.
 See ``docs/validation.md`` for every rule.
@@ -34,6 +36,7 @@ from ._gorender import go_quote
 from .api.meta_v1 import OwnerReference
 from .api.scheduling_v1alpha3 import TopologyConstraint, WorkloadPodGroupResourceClaim
 from .config import SchedulingConfig
+from .counts import never_met_errors
 from .field import ErrorList, FieldError, FieldPath
 from .item import BlockInput, WorkloadItem
 from .options import BuildOptions, DisruptionModeOption, SchedulingPolicyOption
@@ -368,6 +371,13 @@ def _validate(
             errors.extend(_relocated(item, item_errors, where))
     if options.check_api_server_rules:
         errors.extend(_tree_rules(root, resolved, options, where))
+    if options.check_satisfiable_counts:
+        for item in root.walk():
+            found = never_met_errors(
+                item, resolved.get(item.name), where.block(item, item.input.policy)
+            )
+            if found:
+                errors.extend(_relocated(item, found, where))
     return errors
 
 

@@ -306,8 +306,15 @@ def _blocks(child: Verdict) -> bool:
 
 
 def _child_told(child: Verdict) -> str:
-    why = child.cause or child.summary
-    return f"{child.group.name} ({child.state}: {why})"
+    """``name (state: why)``: the members' cause, how many exist, or the state alone."""
+    if child.cause:
+        why = f": {child.cause}"
+    elif child.state is GroupState.WAITING_FOR_MEMBERS:
+        noun = "child groups can be tried" if child.children else "members exist"
+        why = f": {child.present} of {child.required or 1} {noun}"
+    else:
+        why = ""
+    return f"{child.group.name} ({child.state}{why})"
 
 
 def _composite(snapshot: Snapshot, ref: ObjectRef, obj: Obj | None) -> Verdict:
@@ -403,7 +410,7 @@ def _workload(snapshot: Snapshot, ref: ObjectRef) -> Verdict:
             f"{ref} is a Workload: no group has been stamped from it yet; create its PodGroups"
             " (instantiate() gives them)"
         )
-        return Verdict(ref, GroupState.MISSING, summary, None, None, None, 0)
+        return Verdict(ref, GroupState.WAITING_FOR_MEMBERS, summary, None, None, None, 0)
     state = min((c.state for c in children), key=_ORDER.index)
     listed = ", ".join(f"{c.group.kind} {c.group.name} ({c.state})" for c in children)
     blocking = tuple(c.group for c in children if c.state is not GroupState.SCHEDULED)
