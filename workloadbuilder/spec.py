@@ -132,8 +132,11 @@ class SpecBody(_SpecModel):
     workload_name: Str | None = None
     """Defaults to ``generate_workload_name(owner.name, owner.uid)``, as the Job controller."""
     capabilities: SpecCapabilities
-    root: SpecNode
-    """The tree's root group."""
+    root: SpecNode | None = None
+    """The tree's root group (or give ``roots``)."""
+    roots: Annotated[list[SpecNode], Field(min_length=1)] | None = None
+    """Independent groups, one template each of the Workload's own list (``podGroupTemplates``
+    for leaves: a cluster without the CompositePodGroup gate runs them); instead of ``root``."""
 
 
 class WorkloadSpecFile(_SpecModel):
@@ -190,7 +193,8 @@ class LoadedSpec:
 
     source: str
     document: WorkloadSpecFile
-    root: WorkloadItem
+    root: WorkloadItem | tuple[WorkloadItem, ...]
+    """The tree, or the independent roots of ``spec.roots``."""
     options: BuildOptions
     lines: Mapping[str, int] = field(default_factory=dict)
 
@@ -273,7 +277,11 @@ class LoadedSpec:
 
     def nodes(self) -> Iterator[tuple[FieldPath, SpecLeaf | SpecComposite, int]]:
         """Every node of the tree with its path and depth (the root at 0), parents first."""
-        yield from _walk(self.document.spec.root, FieldPath("spec", "root"), 0)
+        body = self.document.spec
+        if body.root is not None:
+            yield from _walk(body.root, FieldPath("spec", "root"), 0)
+        for path, node in _tops(body.roots or []):
+            yield from _walk(node, path, 0)
 
 
 def _walk(
@@ -347,8 +355,24 @@ def parse_spec(
         allowed_policies=frozenset(body.capabilities.policies),
         allowed_disruption_modes=frozenset(body.capabilities.disruption_modes),
     )
-    root = _item(body.root, FieldPath("spec", "root"))
+    if (body.root is None) == (body.roots is None):
+        detail = "give the tree's root group, or roots: several independent groups (not both)"
+        error = FieldError.required(FieldPath("spec", "root"), detail)
+        raise SpecError(source, ErrorList([error]), where)
+    root: WorkloadItem | tuple[WorkloadItem, ...] = (
+        _item(body.root, FieldPath("spec", "root"))
+        if body.root is not None
+        else tuple(_item(n, p) for p, n in _tops(body.roots or []))
+    )
     return LoadedSpec(source=source, document=document, root=root, options=options, lines=where)
+
+
+def _tops(
+    roots: list[SpecLeaf | SpecComposite],
+) -> Iterator[tuple[FieldPath, SpecLeaf | SpecComposite]]:
+    """Each of ``spec.roots`` with its path."""
+    for i, node in enumerate(roots):
+        yield FieldPath("spec", "roots").index(i), node
 
 
 MAX_NESTING = 100

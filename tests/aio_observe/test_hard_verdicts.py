@@ -286,3 +286,34 @@ async def test_preflight_of_a_workload_with_composite_templates_names_the_compos
         await aio.preflight(api, [flat])  # podGroupTemplates only: a beta cluster runs it
     assert caught.value.feature_gates == ("CompositePodGroup",)
     assert "compositePodGroupTemplates" in str(caught.value)
+
+
+async def test_a_beta_only_cluster_runs_the_launcher_and_workers_as_one_workload() -> None:
+    import workloadbuilder as wb
+
+    owner = {"apiVersion": "batch/v1", "kind": "Job", "name": "j", "uid": "u", "controller": True}
+    options = wb.BuildOptions(
+        "train", NS, owner, allowed_policies=frozenset(wb.SchedulingPolicyOption)
+    )
+    builder = wb.Builder(
+        [wb.leaf("launcher", policy=wb.gang(1)), wb.leaf("workers", policy=wb.gang(4))], options
+    )
+    gates = {"CompositePodGroup": False}
+    async with FakeAPIServer(feature_gates=gates) as server, server.api_client() as api:
+        namespace(server)
+        objects = [builder.build_workload(), *wb.instantiate(builder)]
+        await aio.preflight(api, objects)
+        await aio.apply(api, objects, field_manager="test")
+        names = {g.spec.workload_ref.template_name: g.metadata.name for g in objects[1:]}
+        pod(server, "launcher-0", group=names["launcher"], cpu="1")
+        for i in range(3):
+            pod(server, f"workers-{i}", group=names["workers"])
+        await GangSimulator(server, nodes(4)).step()
+        verdict = await aio.diagnose(api, ObjectRef("Workload", NS, "train"))
+    states = {c.group.name: c.state for c in verdict.children}
+    # independent gangs: the launcher is placed while the workers wait for their 4th pod
+    assert states == {
+        names["launcher"]: GroupState.SCHEDULED,
+        names["workers"]: GroupState.WAITING_FOR_MEMBERS,
+    }
+    assert verdict.state is GroupState.WAITING_FOR_MEMBERS

@@ -122,8 +122,11 @@ def render(spec: LoadedSpec, workload: Workload) -> Tree:
     groups = outline(spec, workload)
     for group in groups:
         _branch(tree, group)
-    total = sum(g.threshold for g in groups)
-    tree.add(f"[bold]{total} pod(s) must exist before the scheduler even looks[/]")
+    if len(groups) == 1:
+        total = groups[0].threshold
+        tree.add(f"[bold]{total} pod(s) must exist before the scheduler even looks[/]")
+    else:
+        tree.add(f"[bold]{len(groups)} independent groups: each is scheduled on its own[/]")
     return tree
 
 
