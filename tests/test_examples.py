@@ -153,6 +153,19 @@ def test_observe_gang_prints_each_verdict_on_the_four_situations() -> None:
     result = run(str(EXAMPLES / "observe_gang.py"))
     assert result.returncode == 0, result.stderr
     states = [line.split()[-1] for line in result.stdout.splitlines() if "state:" in line]
-    assert states == ["WaitingForMembers", "Unschedulable", "Scheduled", "Degraded"]
+    # the seed's four, the launcher + workers that cannot fit, and the elastic gang: placed
+    # with an extra pending, still placed after losing one above minCount, placed once resized
+    assert states == [
+        "WaitingForMembers",
+        "Unschedulable",
+        "Scheduled",
+        "Degraded",
+        "Unschedulable",
+        "Scheduled",
+        "Scheduled",
+        "Scheduled",
+    ]
     waits = [line for line in result.stdout.splitlines() if "wait_scheduled" in line]
     assert "reason Unschedulable" in waits[1] and "returned" in waits[2]
+    assert "blocked by train-workers-" in waits[4]
+    assert "2 cannot: 3 Insufficient cpu" in result.stdout

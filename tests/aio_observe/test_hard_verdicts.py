@@ -317,3 +317,20 @@ async def test_a_beta_only_cluster_runs_the_launcher_and_workers_as_one_workload
         names["workers"]: GroupState.WAITING_FOR_MEMBERS,
     }
     assert verdict.state is GroupState.WAITING_FOR_MEMBERS
+
+
+async def test_audit_counts_active_members_and_tells_a_placed_group_from_a_waiting_one() -> None:
+    async with FakeAPIServer() as server, server.api_client() as api:
+        namespace(server)
+        pod_group(server, "pg", 4)
+        for i in range(1, 5):
+            pod(server, f"p{i}")
+        simulator = GangSimulator(server, nodes(4))
+        await simulator.step()
+        await simulator.evict(NS, "p2")  # phase Failed: no longer counts towards minCount
+        findings = [
+            f for f in await aio.audit(api, NS) if f.kind is aio.FindingKind.TOO_FEW_MEMBERS
+        ]
+    (finding,) = findings
+    assert finding.message.startswith("3 active member pods remain and minCount is 4")
+    assert "placed once" in finding.message and "waits" not in finding.message

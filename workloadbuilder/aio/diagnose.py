@@ -288,7 +288,7 @@ def _placed(
             " they are scheduled when they can"
         )
     if lost:
-        told += f"; lost above minCount: {'; '.join(m.told() for m in lost)}"
+        told += f"; lost, minCount still met: {'; '.join(m.told() for m in lost)}"
     return verdict(GroupState.SCHEDULED, told, extras)
 
 
@@ -378,7 +378,7 @@ def _composite(snapshot: Snapshot, ref: ObjectRef, obj: Obj | None) -> Verdict:
         f" (minGroupCount {needed})"
     )
     if degraded:
-        told += f"; degraded above minGroupCount: {', '.join(degraded)}"
+        told += f"; degraded, minGroupCount still met: {', '.join(degraded)}"
     return verdict(GroupState.SCHEDULED, told)
 
 
