@@ -334,3 +334,18 @@ async def test_audit_counts_active_members_and_tells_a_placed_group_from_a_waiti
     (finding,) = findings
     assert finding.message.startswith("3 active member pods remain and minCount is 4")
     assert "placed once" in finding.message and "waits" not in finding.message
+
+
+async def test_the_official_clients_model_is_a_reference_too() -> None:
+    from kubernetes.client import V1beta1PodGroup, V1ObjectMeta
+
+    model = V1beta1PodGroup(
+        api_version="scheduling.k8s.io/v1beta1",
+        kind="PodGroup",
+        metadata=V1ObjectMeta(name="workers", namespace=NS),
+        spec={"schedulingPolicy": {"gang": {"minCount": 4}}},
+    )
+    async with FakeAPIServer() as server, server.api_client() as api:
+        training(server)
+        verdict = await aio.diagnose(api, model)
+    assert verdict.group == WORKERS and verdict.state is GroupState.PENDING  # not tried yet

@@ -223,3 +223,16 @@ async def test_the_outputs_shown_in_the_docs_are_the_commands_own(
     diagnosis = await cli(server, "diagnose", root["metadata"]["name"], "-n", NS)
     assert (SNIPPETS / "status-release.txt").read_text() == status.stdout
     assert (SNIPPETS / "diagnose-release.txt").read_text() == diagnosis.stdout
+
+
+async def test_delete_says_which_groups_pods_still_hold(fake_apiserver: FakeAPIServer) -> None:
+    server = fake_apiserver
+    create_namespace(server)
+    assert (await cli(server, "apply", str(TRAINING))).exit_code == 0
+    add_workers(server, range(2))
+    result = await cli(server, "delete", WORKLOAD, "-n", NS)
+    assert result.exit_code == 0, result.output
+    group, workload = result.stdout.splitlines()
+    assert group.startswith(f"podgroup.scheduling.k8s.io/{GROUP_NAME} terminating: worker-0,")
+    assert "delete those pods" in group
+    assert workload == f"workload.scheduling.k8s.io/{WORKLOAD} deleted"

@@ -66,6 +66,8 @@ def _held(ref: ObjectRef, body: Any, pods: Sequence[str]) -> Terminating | None:
     if body.get("kind") == "Status" or not meta.get("deletionTimestamp") or not finalizers:
         return None
     if POD_GROUP_PROTECTION in finalizers:
+        if not pods and finalizers == (POD_GROUP_PROTECTION,):
+            return None  # no active pod names it: the protection controller lets it go
         named = ", ".join(pods) or "pods"
         return Terminating(
             ref,
