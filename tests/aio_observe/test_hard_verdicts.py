@@ -198,7 +198,9 @@ async def test_the_scheduling_api_not_served_is_said_with_its_gate(gates: dict[s
             await aio.diagnose(api, ObjectRef("PodGroup", NS, "pg"))
         with pytest.raises(aio.MissingAPIError) as audited:
             await aio.audit(api, NS)
-    for caught in (diagnosed, audited):
+        with pytest.raises(aio.MissingAPIError) as waited:
+            await aio.wait_scheduled(api, ObjectRef("PodGroup", NS, "pg"), timeout=1)
+    for caught in (diagnosed, audited, waited):
         assert "GenericWorkload" in caught.value.feature_gates
         assert "podgroups.scheduling.k8s.io/v1beta1" in str(caught.value)
 

@@ -17,7 +17,7 @@ from ._snapshot import Snapshot
 from ._transport import RetryPolicy, Transport
 from ._watch import watch_events
 from .diagnose import Verdict, verdict_of
-from .errors import APIError, MissingAPIError, ObjectRef
+from .errors import APIError, MissingAPI, MissingAPIError, ObjectRef
 
 __all__ = ["NotScheduledError", "wait_scheduled"]
 
@@ -85,7 +85,8 @@ async def wait_scheduled(
     ``api_client`` is a kubernetes-asyncio ``ApiClient`` or a ``kubernetes.aio`` one. The group
     is watched, not polled: a watch that expires (410) is followed by a fresh list, a watch the
     server ends or a dropped connection is resumed from the last resourceVersion seen; lists
-    are retried by ``retry``. Raises :class:`NotScheduledError` at the deadline, with the
+    are retried by ``retry``. Raises ``MissingAPIError`` (naming the feature gate) when the
+    group's API is not served, and :class:`NotScheduledError` at the deadline, with the
     condition's reason and message and :func:`diagnose`'s verdict (for a composite: which
     children block it, and why).
     """
@@ -144,6 +145,13 @@ async def wait_scheduled(
                     await asyncio.sleep(pause)  # an empty or refused watch: do not spin
     except TimeoutError:
         raise NotScheduledError(ref, timeout, latest, await _verdict(transport, ref)) from None
+    except APIError as exc:
+        if exc.status == 404:  # the group's API is not served: name its feature gate
+            missing = MissingAPI(
+                resource.group, resource.version, resource.plural, resource.gates, resource.hint
+            )
+            raise MissingAPIError([missing]) from None
+        raise
 
 
 async def _verdict(transport: Transport, ref: ObjectRef) -> Verdict | None:
