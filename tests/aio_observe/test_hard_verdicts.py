@@ -351,3 +351,38 @@ async def test_the_official_clients_model_is_a_reference_too() -> None:
         training(server)
         verdict = await aio.diagnose(api, model)
     assert verdict.group == WORKERS and verdict.state is GroupState.PENDING  # not tried yet
+
+
+async def test_a_nested_composite_is_read_from_its_children() -> None:
+    async with FakeAPIServer() as server, server.api_client() as api:
+        namespace(server)
+        composite(server, "top", 1)
+        server.create_object(
+            SCHEDULING,
+            "v1alpha3",
+            "compositepodgroups",
+            {
+                "metadata": {"name": "mid", "namespace": NS},
+                "spec": {
+                    "schedulingPolicy": {"gang": {"minGroupCount": 1}},
+                    "parentCompositePodGroupName": "top",
+                    "workloadRef": {"workloadName": "train", "templateName": "mid"},
+                },
+            },
+        )
+        pod_group(
+            server,
+            "workers",
+            4,
+            parentCompositePodGroupName="mid",
+            workloadRef={"workloadName": "train", "templateName": "workers"},
+        )
+        for i in range(4):
+            pod(server, f"workers-{i}", group="workers")
+        await GangSimulator(server, nodes(3)).step()  # 4 x 1500m on three 2-cpu nodes
+        top = await aio.diagnose(api, ObjectRef("CompositePodGroup", NS, "top"))
+    assert top.state is GroupState.UNSCHEDULABLE and top.reason == "Unschedulable"
+    (mid,) = top.children
+    assert mid.state is GroupState.UNSCHEDULABLE and mid.reason is None  # nothing written on it
+    assert top.blocking == (ObjectRef("CompositePodGroup", NS, "mid"),)
+    assert mid.blocking == (WORKERS,) and "3 Insufficient cpu" in mid.cause

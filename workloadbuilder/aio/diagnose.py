@@ -356,6 +356,15 @@ def _composite(snapshot: Snapshot, ref: ObjectRef, obj: Obj | None) -> Verdict:
             f"{ref} waits: {ready} of {needed} child groups required by minGroupCount can be tried"
             f" ({len(children)} exist); {cause or 'blocked by: missing child groups'}",
         )
+    tried = [c for c in children if c.state not in _WAITING]
+    if found is None and tried and all(c.state is GroupState.UNSCHEDULABLE for c in tried):
+        parent = (obj.get("spec") or {}).get("parentCompositePodGroupName")
+        where = f" (the scheduler writes the verdict on its parent {parent})" if parent else ""
+        return verdict(
+            GroupState.UNSCHEDULABLE,
+            f"{ref} cannot be placed: every child group that can be tried is Unschedulable"
+            f"{where}" + (f"; {cause}" if cause else ""),
+        )
     if found is None:
         return verdict(
             GroupState.PENDING,
