@@ -1,7 +1,10 @@
 """Requests per second of server-side apply of PodGroups against FakeAPIServer, next to a
-minimal aiohttp handler, with the same client in the same run.
+minimal aiohttp handler, with the same client in the same run; and the same applies against a
+server already holding ``--stored`` objects (PodGroups, their member pods and their owners),
+next to an empty one: no write scans the store, so the ratio stays near 1.
 
-Run: ``python -m benchmarks.bench_server [--requests N] [--concurrency C] [--repeats N]``.
+Run: ``python -m benchmarks.bench_server [--requests N] [--concurrency C] [--stored N]
+[--repeats N]``.
 """
 
 from __future__ import annotations
@@ -75,8 +78,79 @@ async def with_minimal(fn: Callable[[str], Awaitable[_T]]) -> _T:
         await runner.cleanup()
 
 
+def fill(server: FakeAPIServer, count: int) -> None:
+    """Store ``count`` objects: owner Workloads, PodGroups they own and pods naming them."""
+    owner_uid = ""
+    for i in range(count):
+        kind = i % 3
+        if kind == 0:
+            workload = {
+                "apiVersion": "scheduling.k8s.io/v1beta1",
+                "kind": "Workload",
+                "metadata": _meta(f"owner-{i}"),
+                "spec": {
+                    "podGroupTemplates": [
+                        {"name": "t", "schedulingPolicy": {"gang": {"minCount": 4}}}
+                    ]
+                },
+            }
+            owner = server.create_object("scheduling.k8s.io", "v1beta1", "workloads", workload)
+            owner_uid = owner["metadata"]["uid"]
+        elif kind == 1:
+            body = pod_group(i)
+            body["metadata"] = _meta(f"stored-{i}", owner_uid)
+            server.create_object("scheduling.k8s.io", "v1beta1", "podgroups", body)
+        else:
+            pod = {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": _meta(f"pod-{i}", owner_uid),
+                "spec": {
+                    "schedulingGroup": {"podGroupName": f"stored-{i - 1}"},
+                    "containers": [{"name": "c", "image": "busybox"}],
+                },
+            }
+            server.create_object("", "v1", "pods", pod)
+
+
+def _meta(name: str, owner_uid: str = "") -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name, "namespace": "default"}
+    if owner_uid:
+        meta["ownerReferences"] = [
+            {
+                "apiVersion": "scheduling.k8s.io/v1beta1",
+                "kind": "Workload",
+                "name": "owner",
+                "uid": owner_uid,
+            }
+        ]
+    return meta
+
+
+async def growth(args: Any) -> Row:
+    """The same applies against an empty server and one holding ``args.stored`` objects."""
+    async with FakeAPIServer() as empty, FakeAPIServer() as full:
+        fill(full, args.stored)
+
+        async def on(server: FakeAPIServer) -> None:
+            await drive(server.url, args.requests, args.concurrency)
+
+        times = await measure_async(
+            [AsyncCase("empty", lambda: on(empty)), AsyncCase("full", lambda: on(full))],
+            repeats=args.repeats,
+        )
+    per = args.requests
+    return Row(
+        f"FakeAPIServer SSA with {args.stored:,} stored objects, per request",
+        "the same against an empty server",
+        times["empty"] / per,
+        times["full"] / per,
+        target=1.25,
+    )
+
+
 async def main() -> None:
-    args = arguments(__doc__.splitlines()[0], requests=1000, concurrency=8)
+    args = arguments(__doc__.splitlines()[0], requests=1000, concurrency=8, stored=10_000)
     async with FakeAPIServer() as server:
 
         async def fake() -> None:
@@ -96,6 +170,7 @@ async def main() -> None:
 
         times = await with_minimal(both)
     per = args.requests
+    stored_row = await growth(args)
     print_table(
         f"test server throughput: {per} server-side applies of PodGroups,"
         f" {args.concurrency} concurrent clients",
@@ -105,7 +180,8 @@ async def main() -> None:
                 "minimal aiohttp echo handler",
                 times["minimal"] / per,
                 times["fake"] / per,
-            )
+            ),
+            stored_row,
         ],
         note=f"FakeAPIServer {per / times['fake']:.0f} requests/s,"
         f" minimal handler {per / times['minimal']:.0f} requests/s",

@@ -63,8 +63,14 @@ _SIMPLE_ESCAPES: Final = {
 }
 
 
+_REPLACEMENT: Final = "\ufffd"
+
+
 def go_quote(s: str) -> str:
-    """Go's ``strconv.Quote``: double-quoted, printable characters kept, others escaped."""
+    """Go's ``strconv.Quote``: double-quoted, printable characters kept, others escaped.
+
+    A lone surrogate is U+FFFD, which Go's JSON decoder puts in its place and Go prints as is.
+    """
     if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
         return '"' + s + '"'
     out = ['"']
@@ -79,7 +85,7 @@ def go_quote(s: str) -> str:
             if cp < 0x20 or cp == 0x7F:
                 out.append(f"\\x{cp:02x}")
             elif 0xD800 <= cp <= 0xDFFF:
-                out.append("\\ufffd")
+                out.append(_REPLACEMENT)  # what Go's JSON decoder made of it; printable
             elif cp < 0x10000:
                 out.append(f"\\u{cp:04x}")
             else:
@@ -158,10 +164,17 @@ class _NotJSON(Exception):
     pass
 
 
+def _without_surrogates(s: str) -> str:
+    """``s`` with each lone surrogate replaced by U+FFFD, as Go's JSON decoder replaces it."""
+    if s.isascii():
+        return s
+    return "".join(_REPLACEMENT if 0xD800 <= ord(c) <= 0xDFFF else c for c in s)
+
+
 def _json_str(s: str) -> str:
     import json  # error rendering only: not loaded with the package
 
-    out = json.dumps(s, ensure_ascii=False)
+    out = json.dumps(_without_surrogates(s), ensure_ascii=False)
     if any(c in out for c in "<>&\u2028\u2029"):
         out = (
             out.replace("<", "\\u003c")

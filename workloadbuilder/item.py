@@ -49,7 +49,7 @@ from .config import (
     SingleDisruptionMode,
     config_type_errors,
 )
-from .field import FieldPath, PathLike, child_path
+from .field import FieldPath, PathLike
 
 __all__ = [
     "BlockInput",
@@ -357,13 +357,6 @@ class WorkloadItem:
             item = stack.pop()
             yield item
             stack.extend(reversed(item.children))
-
-    def block_path(self, block: BlockInput) -> FieldPath | None:
-        """The controller path of one of this item's building blocks (``None`` when neither
-        the item nor the block has one)."""
-        if not block.path_elements:
-            return self.path
-        return child_path(self.path, *block.path_elements)
 
     def user_config(self) -> SchedulingConfig:
         """The item's building blocks as a partial config (unset blocks stay ``None``)."""

@@ -9,6 +9,10 @@ Sources (kubernetes/apimachinery eed236ce):
 - ``pkg/util/validation/field/errors.go`` ``ErrorBody``: ``int64, int32, float64, float32,
   bool`` print with ``%v``, strings with ``%q``, anything else as ``json.Marshal``;
 - ``pkg/util/validation/field/errors_test.go`` ``TestErrorFormatting`` (the rendered cases);
+- Go's ``src/strconv/quote_test.go`` (``quotetests``, ``quoterunetests``: what ``%q`` escapes
+  and what it prints as is, U+FFFD among the latter);
+- Go's ``encoding/json`` documentation: decoding replaces an invalid UTF-16 surrogate with
+  U+FFFD, so a lone surrogate a client sends is U+FFFD to the API server;
 - ``pkg/util/json/json_test.go`` (how ``json.Marshal`` writes the floats a decoded JSON
   number becomes, e.g. ``1e3`` -> ``1000``, ``-0.0`` -> ``-0``).
 
@@ -18,28 +22,16 @@ A JSON number decoded by the API server is a Go ``float64``; ``%v`` of a float64
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from workloadbuilder.field import render_value as sdk_render
-
-
-def _server_render() -> Callable[[Any], str]:
-    for module in ("workloadbuilder.testing.rules.errors", "workloadbuilder.testing._rules_errors"):
-        try:
-            found = getattr(importlib.import_module(module), "render_value", None)
-        except ImportError:
-            continue
-        if callable(found):
-            return found  # type: ignore[no-any-return]
-    raise AssertionError("the test server's render_value is not where it used to be")
-
+from workloadbuilder.testing.rules.errors import render_value as server_render
 
 RENDERERS = pytest.mark.parametrize(
-    "render", [sdk_render, _server_render()], ids=["sdk", "test-server"]
+    "render", [sdk_render, server_render], ids=["sdk", "test-server"]
 )
 
 # TestErrorFormatting: (BadValue, the rendered value between "Invalid value: " and ": the details").
@@ -107,7 +99,39 @@ def test_sdk_map_keys_are_sorted() -> None:
 def test_server_objects_are_go_structs() -> None:
     # The test server holds decoded objects, which the API server decodes into Go structs:
     # json.Marshal writes a struct's fields in declaration order (the order the object has).
-    render = _server_render()
-    assert render([{"name": "c", "schedulingPolicy": {"gang": {"minGroupCount": 1.0}}}]) == (
+    assert server_render([{"name": "c", "schedulingPolicy": {"gang": {"minGroupCount": 1.0}}}]) == (
         '[{"name":"c","schedulingPolicy":{"gang":{"minGroupCount":1}}}]'
     )
+
+
+# strconv's quotetests / quoterunetests (Quote column), as strings.
+QUOTE_VECTORS: list[tuple[str, str]] = [
+    ("\a\b\f\r\n\t\v", '"\\a\\b\\f\\r\\n\\t\\v"'),
+    ("\\", '"\\\\"'),
+    ("\u263a", '"\u263a"'),
+    ("\U0010ffff", '"\\U0010ffff"'),
+    ("\x04", '"\\x04"'),
+    ("!\u00a0!\u2000!\u3000!", '"!\\u00a0!\\u2000!\\u3000!"'),
+    ("\ufffd", '"\ufffd"'),
+    ("a", '"a"'),
+]
+
+
+@RENDERERS
+@pytest.mark.parametrize(("value", "expected"), QUOTE_VECTORS)
+def test_strings_quote_as_go_strconv(
+    render: Callable[[Any], str], value: str, expected: str
+) -> None:
+    assert render(value) == expected
+
+
+@RENDERERS
+@pytest.mark.parametrize("surrogate", ["\ud800", "\udfff", "x\udc00y"])
+def test_a_lone_surrogate_renders_as_the_replacement_character(
+    render: Callable[[Any], str], surrogate: str
+) -> None:
+    # Go's JSON decoder turns it into U+FFFD, which %q prints as is (quoterunetests: 0xfffd).
+    expected = surrogate.replace("\ud800", "\ufffd").replace("\udfff", "\ufffd")
+    expected = expected.replace("\udc00", "\ufffd")
+    assert render(surrogate) == '"' + expected + '"'
+    assert render([surrogate]) == '["' + expected + '"]'

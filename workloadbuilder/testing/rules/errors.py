@@ -73,6 +73,8 @@ def _json(value: Any) -> str:
         return "[" + ",".join(_json(v) for v in value) + "]"
     if isinstance(value, float) and not isinstance(value, bool):
         return _float(value, exponent_below=1e-6, exponent_from=1e21)
+    if isinstance(value, str):
+        value = _decoded(value)
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -89,10 +91,15 @@ _GO_ESCAPES: Final = {
 }
 
 
+def _decoded(text: str) -> str:
+    """``text`` as Go holds it after decoding JSON: a lone surrogate becomes U+FFFD."""
+    return "".join("\ufffd" if "\ud800" <= char <= "\udfff" else char for char in text)
+
+
 def go_quote(text: str) -> str:
     """Quote ``text`` as Go's ``%q`` does (printable runes kept, others escaped)."""
     out = []
-    for char in text:
+    for char in _decoded(text):
         if char in _GO_ESCAPES:
             out.append(_GO_ESCAPES[char])
         elif char.isprintable() or char == " ":

@@ -22,7 +22,8 @@ from workloadbuilder.testing.common.resources import (
     ResourceType,
     resolve_gates,
 )
-from workloadbuilder.testing.engine.operations import (
+from workloadbuilder.testing.engine.unknown_fields import FieldChecker, model_unknown_fields
+from workloadbuilder.testing.engine.verbs import (
     APPLY,
     JSON_PATCH,
     MERGE,
@@ -31,7 +32,6 @@ from workloadbuilder.testing.engine.operations import (
     Result,
     WriteOptions,
 )
-from workloadbuilder.testing.engine.unknown_fields import FieldChecker, model_unknown_fields
 from workloadbuilder.testing.server.faults import Fault, Faults, RecordedRequest
 from workloadbuilder.testing.server.handler import HTTPHandler
 from workloadbuilder.testing.store.store import Store

@@ -18,7 +18,7 @@ from multidict import CIMultiDict, MultiMapping
 from workloadbuilder.testing.common import errors
 from workloadbuilder.testing.common.resources import Registry, ResourceType
 from workloadbuilder.testing.engine import decoding, object_types
-from workloadbuilder.testing.engine.operations import Engine, Result, WriteOptions
+from workloadbuilder.testing.engine.verbs import Engine, Result, WriteOptions
 from workloadbuilder.testing.rules.errors import go_quote, invalid, not_supported
 from workloadbuilder.testing.rules.field_labels import field_label_error
 from workloadbuilder.testing.server import discovery, negotiation, protobuf, views
@@ -445,7 +445,7 @@ class HTTPHandler:
                 await _send(response, "ERROR", expired.status)
                 return response
             for event in initial:
-                await _send(response, event.type, shaper(self.engine.present(rt, event.obj)))
+                await _send(response, event.type, shaper(self.engine.as_served(rt, event.obj)))
             if initial_end:
                 await self._bookmark(response, rt, initial_end=True)
             await self._stream(request, response, watcher, rt, timeout, bookmarks, shaper)
@@ -484,7 +484,7 @@ class HTTPHandler:
                 continue
             if event is None:
                 return
-            await _send(response, event.type, self.engine.present(rt, event.obj))
+            await _send(response, event.type, self.engine.as_served(rt, event.obj))
 
     async def _bookmark(
         self, response: web.StreamResponse, rt: ResourceType, initial_end: bool = False

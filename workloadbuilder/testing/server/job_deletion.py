@@ -12,7 +12,7 @@ from typing import Any
 
 from workloadbuilder.testing.apply.merge import copy_json
 from workloadbuilder.testing.common.resources import ResourceType
-from workloadbuilder.testing.engine.operations import Engine, Result, now
+from workloadbuilder.testing.engine.verbs import Engine, Result, now
 
 WARNING = (
     "child pods are preserved by default when jobs are deleted; set propagationPolicy=Background "

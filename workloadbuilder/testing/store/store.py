@@ -1,10 +1,11 @@
-"""Object storage with a global resourceVersion, a bounded event history and watchers."""
+"""Object storage with a global resourceVersion, a bounded event history, watchers and
+indexes (as client-go's indexers: a function of an object to the keys it is found under)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -13,6 +14,9 @@ from workloadbuilder.testing.common import errors
 
 GroupResource = tuple[str, str]  # (group, plural): storage is shared by every version
 Name = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped objects
+Key = tuple[GroupResource, Name]
+IndexFunc = Callable[[GroupResource, dict[str, Any]], Iterable[Hashable]]
+"""The keys an object is found under in an index (none: not in it)."""
 
 
 @dataclass(frozen=True)
@@ -67,10 +71,13 @@ class Store:
         if history < 1:
             raise ValueError(f"event_history must be at least 1, got {history}")
         self.rv = 0
-        self._objects: dict[GroupResource, dict[Name, Stored]] = {}
+        # group/resource -> namespace -> name: a namespace's objects are found without a scan.
+        self._objects: dict[GroupResource, dict[str, dict[str, Stored]]] = {}
         # The names of the objects being deleted, so that finishing deletions after every
         # write does not scan every object.
         self._terminating: dict[GroupResource, set[Name]] = {}
+        self._index_funcs: dict[str, IndexFunc] = {}
+        self._indexes: dict[str, dict[Hashable, set[Key]]] = {}
         self._events: deque[Event] = deque(maxlen=history)
         self._compacted = 0
         self._watchers: set[Watcher] = set()
@@ -82,30 +89,70 @@ class Store:
 
     def get(self, resource: GroupResource, name: Name) -> Stored | None:
         """The stored object, or ``None``."""
-        return self._objects.get(resource, {}).get(name)
+        return self._objects.get(resource, {}).get(name[0], {}).get(name[1])
 
     def select(self, resource: GroupResource, namespace: str | None) -> list[Stored]:
         """Objects of ``resource`` (in ``namespace`` unless ``None``), by namespace and name."""
-        items = self._objects.get(resource, {})
-        return [items[k] for k in sorted(items) if namespace is None or k[0] == namespace]
+        spaces = self._objects.get(resource, {})
+        if namespace is not None:
+            items = spaces.get(namespace, {})
+            return [items[k] for k in sorted(items)]
+        return [spaces[ns][k] for ns in sorted(spaces) for k in sorted(spaces[ns])]
+
+    def has_objects(self, resource: GroupResource, namespace: str) -> bool:
+        """Whether any object of ``resource`` is stored in ``namespace``."""
+        return bool(self._objects.get(resource, {}).get(namespace))
 
     def terminating(self, resource: GroupResource) -> list[Stored]:
         """Objects of ``resource`` with a ``deletionTimestamp``, by namespace and name."""
         names = self._terminating.get(resource)
         if not names:
             return []
-        items = self._objects[resource]
-        return [items[k] for k in sorted(names)]
+        spaces = self._objects[resource]
+        return [spaces[ns][name] for ns, name in sorted(names)]
 
     def resources(self) -> list[GroupResource]:
         """Every group/resource with stored objects."""
-        return list(self._objects)
+        return [r for r, spaces in self._objects.items() if any(spaces.values())]
+
+    def add_index(self, name: str, func: IndexFunc) -> None:
+        """Keep index ``name``: every stored object under the keys ``func`` gives it."""
+        self._index_funcs[name] = func
+        index: dict[Hashable, set[Key]] = {}
+        for resource, spaces in self._objects.items():
+            for namespace, items in spaces.items():
+                for item, stored in items.items():
+                    for key in func(resource, stored.obj):
+                        index.setdefault(key, set()).add((resource, (namespace, item)))
+        self._indexes[name] = index
+
+    def indexed(self, name: str, key: Hashable) -> list[tuple[GroupResource, Stored]]:
+        """The objects index ``name`` holds under ``key``: by resource (in the order they were
+        first stored), then namespace and name."""
+        order = {r: i for i, r in enumerate(self._objects)}
+        found = sorted(self._indexes[name].get(key, ()), key=lambda k: (order[k[0]], k[1]))
+        return [(r, self._objects[r][n[0]][n[1]]) for r, n in found]
+
+    def _reindex(self, key: Key, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
+        for name, func in self._index_funcs.items():
+            index = self._indexes[name]
+            before = set(func(key[0], old)) if old is not None else set()
+            after = set(func(key[0], new)) if new is not None else set()
+            for gone in before - after:
+                keys = index.get(gone)
+                if keys is not None:
+                    keys.discard(key)
+                    if not keys:
+                        del index[gone]
+            for added in after - before:
+                index.setdefault(added, set()).add(key)
 
     def put(self, resource: GroupResource, name: Name, stored: Stored) -> None:
         """Persist ``stored`` and emit ADDED (a new object) or MODIFIED."""
-        objects = self._objects.setdefault(resource, {})
-        prev = objects.get(name)
-        objects[name] = stored
+        items = self._objects.setdefault(resource, {}).setdefault(name[0], {})
+        prev = items.get(name[1])
+        items[name[1]] = stored
+        self._reindex((resource, name), prev.obj if prev else None, stored.obj)
         if stored.obj["metadata"].get("deletionTimestamp"):
             self._terminating.setdefault(resource, set()).add(name)
         elif prev is not None:
@@ -118,7 +165,13 @@ class Store:
 
     def remove(self, resource: GroupResource, name: Name, final: dict[str, Any]) -> None:
         """Delete the object; ``final`` (carrying the deletion's resourceVersion) is the event."""
-        self._objects.get(resource, {}).pop(name, None)
+        spaces = self._objects.get(resource, {})
+        items = spaces.get(name[0], {})
+        prev = items.pop(name[1], None)
+        if not items:
+            spaces.pop(name[0], None)
+        if prev is not None:
+            self._reindex((resource, name), prev.obj, None)
         self._terminating.get(resource, set()).discard(name)
         self._emit(Event(int(final["metadata"]["resourceVersion"]), "DELETED", resource, final))
 

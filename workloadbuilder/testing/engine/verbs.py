@@ -1,0 +1,536 @@
+"""The API verbs with Kubernetes semantics (get, list, create, update, patch, apply, delete),
+shared by the HTTP layer and the in-process API."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from workloadbuilder.testing import rules
+from workloadbuilder.testing.apply import managed
+from workloadbuilder.testing.apply.merge import (
+    JSONPatchError,
+    copy_json,
+    json_patch,
+    merge_patch,
+    strategic_merge,
+    strip_nulls,
+)
+from workloadbuilder.testing.common import errors
+from workloadbuilder.testing.common.resources import Registry, ResourceType
+from workloadbuilder.testing.engine import checks
+from workloadbuilder.testing.engine.admission import admit_priority
+from workloadbuilder.testing.engine.controllers import Controllers
+from workloadbuilder.testing.engine.objects import (
+    NAMESPACES,
+    assign_name,
+    deleted_status,
+    finalizers_pending,
+    fresh_metadata,
+    generation,
+    in_server_order,
+    is_namespace,
+    keeping_server_fields,
+    new_object,
+    now,
+    ownership_scope,
+    resource_of,
+    same_ownership,
+    tracks_generation,
+    with_status_of,
+    without_managed_fields,
+)
+from workloadbuilder.testing.engine.unknown_fields import FieldChecker
+from workloadbuilder.testing.rules.field_labels import field_label_error
+from workloadbuilder.testing.rules.metadata import FOREGROUND
+from workloadbuilder.testing.store.selectors import field_selector, label_selector
+from workloadbuilder.testing.store.store import GroupResource, Name, Store, Stored
+
+__all__ = [
+    "APPLY",
+    "JSON_PATCH",
+    "MERGE",
+    "PATCH_TYPES",
+    "STRATEGIC",
+    "Engine",
+    "Result",
+    "WriteOptions",
+    "now",
+]
+
+APPLY = "application/apply-patch+yaml"
+MERGE = "application/merge-patch+json"
+STRATEGIC = "application/strategic-merge-patch+json"
+JSON_PATCH = "application/json-patch+json"
+PATCH_TYPES = (JSON_PATCH, MERGE, APPLY, STRATEGIC)
+
+
+@dataclass(frozen=True)
+class WriteOptions:
+    """Options of one write (the query parameters of a create, update, patch or delete)."""
+
+    field_manager: str | None = None
+    default_manager: str = "unknown"
+    dry_run: bool = False
+    force: bool = False
+    field_validation: str = "Warn"
+
+    @property
+    def manager(self) -> str:
+        """The manager recorded for a non-apply write."""
+        return self.field_manager or self.default_manager
+
+
+@dataclass
+class Result:
+    """The outcome of a verb: HTTP status, body and ``Warning`` header texts."""
+
+    code: int
+    body: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+
+
+class Engine:
+    """Create, read, update, patch and delete objects in a :class:`Store`; after every write
+    the stand-in :class:`Controllers` finish what deletions started."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        store: Store,
+        field_checker: FieldChecker | None,
+        *,
+        auto_create_namespaces: bool = False,
+    ) -> None:
+        self.registry = registry
+        self.store = store
+        self.field_checker = field_checker
+        self.auto_create_namespaces = auto_create_namespaces
+        self.controllers = Controllers(store, self)
+
+    # -- lookups ---------------------------------------------------------------------------
+
+    def _name(self, rt: ResourceType, namespace: str | None, name: str) -> Name:
+        return ((namespace or "") if rt.namespaced else "", name)
+
+    def as_served(self, rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+        """``obj`` as served at ``rt``'s version (a shallow copy with its apiVersion)."""
+        if obj.get("apiVersion") == rt.api_version:
+            return obj
+        return {**obj, "apiVersion": rt.api_version}
+
+    def _stored(self, rt: ResourceType, namespace: str | None, name: str) -> Stored:
+        stored = self.store.get(resource_of(rt), self._name(rt, namespace, name))
+        if stored is None:
+            raise errors.not_found(rt, name)
+        return stored
+
+    def any_version(self, resource: GroupResource) -> ResourceType:
+        """A served version of ``resource`` (objects are stored once for every version)."""
+        for rt in self.registry.all():
+            if (rt.group, rt.plural) == resource:
+                return rt
+        raise LookupError(f"no served version of {resource}")
+
+    # -- admission -------------------------------------------------------------------------
+
+    def _admit_namespace(self, rt: ResourceType, namespace: str | None) -> None:
+        """NamespaceLifecycle admission: a create needs its namespace (404 when missing).
+
+        With ``auto_create_namespaces`` the namespace is created instead. Without a served
+        ``namespaces`` resource there is nothing to check.
+        """
+        namespaces = self.registry.get("", "v1", "namespaces")
+        if not rt.namespaced or not namespace or namespaces is None:
+            return
+        if self.store.get(resource_of(namespaces), ("", namespace)) is not None:
+            return
+        if not self.auto_create_namespaces:
+            raise errors.not_found(namespaces, namespace)
+        body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
+        self.create(namespaces, None, body, WriteOptions(default_manager="kube-apiserver"))
+
+    def _check_namespace_active(self, rt: ResourceType, namespace: str | None, name: str) -> None:
+        """Nothing new in a namespace that is being deleted (403 ``NamespaceTerminating``)."""
+        if not rt.namespaced or not namespace:
+            return
+        ns = self.store.get(NAMESPACES, ("", namespace))
+        if ns is not None and ns.obj["metadata"].get("deletionTimestamp"):
+            raise errors.namespace_terminating(rt, name, namespace)
+
+    def _check_fields(
+        self, rt: ResourceType, obj: dict[str, Any], opts: WriteOptions, *, apply: bool
+    ) -> list[str]:
+        return checks.check_fields(self.field_checker, rt, obj, opts.field_validation, apply=apply)
+
+    def _manager_entries(self, stored: Stored | None, obj: dict[str, Any]) -> managed.Entries:
+        """Ownership to start from: the stored one, or what a PUT/patch body set explicitly."""
+        base = stored.entries if stored else {}
+        given = obj["metadata"].get("managedFields")
+        if (
+            stored is not None
+            and given is not None
+            and given != stored.obj["metadata"].get("managedFields")
+        ):
+            base = managed.parse(given) if isinstance(given, list) else {}
+        return base
+
+    # -- reads -----------------------------------------------------------------------------
+
+    def get(self, rt: ResourceType, namespace: str | None, name: str) -> dict[str, Any]:
+        """The object, or a 404 error."""
+        return self.as_served(rt, self._stored(rt, namespace, name).obj)
+
+    def listing(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        labels: str | None = None,
+        fields: str | None = None,
+    ) -> dict[str, Any]:
+        """A ``<Kind>List`` of the matching objects (``namespace=None``: all namespaces)."""
+        try:
+            match_labels, match_fields = label_selector(labels), field_selector(fields)
+        except ValueError as exc:
+            raise errors.bad_request(str(exc)) from None
+        unsupported = field_label_error(rt.group, rt.kind, fields)
+        if unsupported is not None:
+            raise errors.bad_request(unsupported)
+        items = [
+            self.as_served(rt, s.obj)
+            for s in self.store.select(resource_of(rt), namespace if rt.namespaced else None)
+            if match_labels(s.obj) and match_fields(s.obj)
+        ]
+        return {
+            "kind": f"{rt.kind}List",
+            "apiVersion": rt.api_version,
+            "metadata": {"resourceVersion": str(self.store.rv)},
+            "items": items,
+        }
+
+    # -- writes ----------------------------------------------------------------------------
+
+    def create(
+        self, rt: ResourceType, namespace: str | None, body: Any, opts: WriteOptions
+    ) -> Result:
+        """POST: a new object (201)."""
+        obj = checks.check_type(self.registry, rt, checks.decode_object(rt, body))
+        meta = obj["metadata"]
+        checks.check_namespace(rt, meta, namespace)
+        name = assign_name(rt, meta)
+        if not opts.dry_run or not self.auto_create_namespaces:
+            self._admit_namespace(rt, namespace)
+        self._check_namespace_active(rt, namespace, name)
+        if self.store.get(resource_of(rt), self._name(rt, namespace, name)) is not None:
+            raise errors.already_exists(rt, name)
+        warnings = self._check_fields(rt, obj, opts, apply=False)
+        stamp = fresh_metadata(meta)
+        if rt.status:
+            obj.pop("status", None)
+        rules.apply_defaults(rt.group, rt.kind, obj, creating=True)
+        entries = managed.record_update(
+            {},
+            (opts.manager, "Update", ""),
+            rt.api_version,
+            {},
+            managed.tracked_view(obj, ownership_scope(rt, "")),
+            stamp,
+        )
+        rules.admit(rt.group, rt.kind, obj)  # after the field manager, as admission runs
+        result = self._finish(rt, None, obj, entries, opts)
+        result.code, result.warnings = 201, warnings
+        return result
+
+    def replace(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        body: Any,
+        opts: WriteOptions,
+        subresource: str = "",
+    ) -> Result:
+        """PUT: replace the object (or only its status); a stale resourceVersion is a 409."""
+        obj = checks.check_type(self.registry, rt, checks.decode_object(rt, body))
+        checks.check_identity(rt, obj, namespace, name)
+        stored = self._stored(rt, namespace, name)
+        warnings = self._check_fields(rt, obj, opts, apply=False)
+        result = self._update(rt, stored, obj, opts, subresource)
+        result.warnings = warnings
+        return result
+
+    def _update(
+        self,
+        rt: ResourceType,
+        stored: Stored,
+        obj: dict[str, Any],
+        opts: WriteOptions,
+        subresource: str,
+    ) -> Result:
+        old = stored.obj
+        checks.check_resource_version(rt, obj["metadata"].get("resourceVersion"), old)
+        base = self._manager_entries(stored, obj)
+        if subresource == "status":
+            new = with_status_of(rt, old, obj)
+        else:
+            new = keeping_server_fields(rt, obj, old)
+        rules.apply_defaults(rt.group, rt.kind, new, creating=False)
+        scope = ownership_scope(rt, subresource)
+        entries = managed.record_update(
+            base,
+            (opts.manager, "Update", subresource),
+            rt.api_version,
+            managed.tracked_view(old, scope),
+            managed.tracked_view(new, scope),
+            now(),
+        )
+        return self._finish(rt, stored, new, entries, opts)
+
+    def patch(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        body: bytes | str | Any,
+        content_type: str,
+        opts: WriteOptions,
+        subresource: str = "",
+    ) -> Result:
+        """PATCH in any of the four patch formats; apply creates a missing object (201)."""
+        content_type = content_type.split(";")[0].strip().lower()
+        if content_type not in PATCH_TYPES:
+            raise errors.unsupported_media_type(content_type, list(PATCH_TYPES))
+        if content_type == APPLY:
+            return self._apply(rt, namespace, name, body, opts, subresource)
+        if opts.force:
+            raise errors.invalid_patch_options(
+                "force",
+                "FieldValueForbidden",
+                "Forbidden: may not be specified for non-apply patch",
+            )
+        patch = checks.decode_patch(body, yaml_ok=False)
+        stored = self._stored(rt, namespace, name)
+        old = self.as_served(rt, stored.obj)
+        try:
+            if content_type == JSON_PATCH:
+                candidate = json_patch(old, patch)
+            elif not isinstance(patch, dict):
+                raise errors.bad_request(f"a {content_type} patch must be a JSON object")
+            elif content_type == MERGE:
+                candidate = merge_patch(old, patch)
+            else:
+                candidate = strategic_merge(old, patch)
+        except JSONPatchError:
+            # The API server drops the json-patch error text (observed).
+            raise errors.APIStatusError(
+                errors.status_body(
+                    422,
+                    "Invalid",
+                    "the server rejected our request due to an error in our request",
+                    {},
+                )
+            ) from None
+        obj = checks.check_type(self.registry, rt, candidate)
+        checks.check_identity(rt, obj, namespace, name)
+        warnings = self._check_fields(rt, obj, opts, apply=False)
+        result = self._update(rt, stored, obj, opts, subresource)
+        result.warnings = warnings
+        return result
+
+    def _apply(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        body: bytes | str | Any,
+        opts: WriteOptions,
+        subresource: str,
+    ) -> Result:
+        if not opts.field_manager:
+            raise errors.invalid_patch_options(
+                "fieldManager", "FieldValueRequired", "Required value: is required for apply patch"
+            )
+        config = checks.apply_configuration(rt, checks.decode_patch(body, yaml_ok=True))
+        meta = config["metadata"]
+        checks.check_identity(rt, config, namespace, name)
+        warnings = self._check_fields(rt, config, opts, apply=True)
+        stored = self.store.get(resource_of(rt), self._name(rt, namespace, name))
+        live_meta = stored.obj["metadata"] if stored is not None else None
+        checks.check_preconditions(
+            rt, name, meta.get("resourceVersion"), meta.get("uid"), live_meta
+        )
+        stamp = now()
+        if stored is None:
+            if subresource:
+                raise errors.not_found(rt, name)
+            if not opts.dry_run or not self.auto_create_namespaces:
+                self._admit_namespace(rt, namespace)
+            self._check_namespace_active(rt, namespace, name)
+            live = new_object(rt, namespace, name, stamp)
+            entries: managed.Entries = {}
+        else:
+            live, entries = without_managed_fields(self.as_served(rt, stored.obj)), stored.entries
+        applied = managed.tracked_view(strip_nulls(config), ownership_scope(rt, subresource))
+        merged, entries = managed.apply(
+            entries,
+            (opts.field_manager, "Apply", subresource),
+            rt.api_version,
+            live,
+            applied,
+            opts.force,
+            stamp,
+        )
+        rules.apply_defaults(rt.group, rt.kind, merged, creating=stored is None)
+        if stored is None:
+            rules.admit(rt.group, rt.kind, merged)
+        result = self._finish(rt, stored, merged, entries, opts)
+        result.warnings = warnings
+        if stored is None:
+            result.code = 201
+        return result
+
+    def _finish(
+        self,
+        rt: ResourceType,
+        stored: Stored | None,
+        obj: dict[str, Any],
+        entries: managed.Entries,
+        opts: WriteOptions,
+    ) -> Result:
+        """Every write ends here: validate, skip a no-op, count the generation, then persist."""
+        if stored is None:
+            admit_priority(self.store, rt, obj, self.registry.gates)
+        self._validate(rt, stored, obj)
+        meta = obj["metadata"]
+        if stored is not None:
+            if self._unchanged(rt, stored, obj, entries):
+                return Result(200, self.as_served(rt, stored.obj))
+            meta["resourceVersion"] = stored.obj["metadata"]["resourceVersion"]
+        if tracks_generation(rt):
+            meta["generation"] = generation(obj, stored.obj if stored else None)
+        else:
+            meta.pop("generation", None)
+        meta["managedFields"] = managed.render(entries)
+        obj = in_server_order(obj)
+        if opts.dry_run:
+            if stored is None:
+                obj["metadata"].pop("resourceVersion", None)
+            return Result(200, obj)
+        self.persist(rt, Stored(obj, entries))
+        return Result(200, obj)
+
+    def _validate(self, rt: ResourceType, stored: Stored | None, obj: dict[str, Any]) -> None:
+        """The API server's rules on the final object (and the old one, on updates): else 422."""
+        old = self.as_served(rt, stored.obj) if stored else None
+        causes = rules.validate_object(
+            rt.group, rt.version, rt.kind, obj, old, self.registry.gates, namespaced=rt.namespaced
+        )
+        if causes:
+            raise errors.invalid(rt.kind, rt.group, obj["metadata"].get("name", ""), causes)
+
+    def _unchanged(
+        self, rt: ResourceType, stored: Stored, obj: dict[str, Any], entries: managed.Entries
+    ) -> bool:
+        """Whether the write changes nothing (object and ownership), so persists nothing."""
+        old = self.as_served(rt, stored.obj)
+        old_meta = old["metadata"]
+        server_kept = {
+            "resourceVersion": old_meta["resourceVersion"],
+            "managedFields": old_meta.get("managedFields", []),
+        }
+        candidate = {**obj, "metadata": {**obj["metadata"], **server_kept}}
+        return candidate == old and same_ownership(entries, stored.entries)
+
+    def persist(self, rt: ResourceType, stored: Stored) -> None:
+        """Store with a new resourceVersion; a deleting object without finalizers goes now.
+        Then the stand-in controllers finish what deletions started."""
+        meta = stored.obj["metadata"]
+        meta["resourceVersion"] = str(self.store.next_rv())
+        key = self._name(rt, meta.get("namespace"), meta["name"])
+        if meta.get("deletionTimestamp") and not finalizers_pending(stored.obj):
+            self._remove(resource_of(rt), key, stored)
+            self.controllers.collect_dependents(meta["uid"], "Background")
+        else:
+            self.store.put(resource_of(rt), key, stored)
+        self.controllers.finish_deletions()
+
+    # -- deletion --------------------------------------------------------------------------
+
+    def delete(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        propagation: str | None = None,
+        dry_run: bool = False,
+        *,
+        preconditions: dict[str, Any] | None = None,
+    ) -> Result:
+        """DELETE with ``propagationPolicy`` (Background by default), finalizers and
+        ``preconditions`` (``uid``, ``resourceVersion``: a 409 unless the live object has them).
+        """
+        if propagation not in (None, "Background", "Foreground", "Orphan"):
+            raise errors.bad_request(
+                f"Unsupported propagationPolicy {propagation!r}: "
+                "use Background, Foreground or Orphan"
+            )
+        policy = propagation or "Background"
+        stored = self._stored(rt, namespace, name)
+        checks.check_delete_preconditions(rt, stored.obj["metadata"], preconditions or {})
+        obj = copy_json(self.as_served(rt, stored.obj))
+        if policy == "Foreground" and FOREGROUND not in (obj["metadata"].get("finalizers") or []):
+            # The owner stays, marked, until the garbage collector has removed its dependents.
+            obj["metadata"]["finalizers"] = [*(obj["metadata"].get("finalizers") or []), FOREGROUND]
+        if finalizers_pending(obj):
+            result = self._mark_deleting(rt, stored, obj, policy, dry_run)
+            if not dry_run:
+                self.controllers.finish_deletions()
+            return result
+        if not dry_run:
+            obj = self.as_served(rt, self._remove_now(rt, stored, policy))
+            self.controllers.finish_deletions()
+        if rt.return_deleted_object:
+            return Result(200, obj)
+        return Result(200, deleted_status(rt, name, obj["metadata"]["uid"]))
+
+    def _mark_deleting(
+        self, rt: ResourceType, stored: Stored, obj: dict[str, Any], policy: str, dry_run: bool
+    ) -> Result:
+        """An object with finalizers gets ``deletionTimestamp`` and stays until they are gone."""
+        meta = obj["metadata"]
+        if not meta.get("deletionTimestamp"):
+            meta["deletionTimestamp"] = now()
+            meta["deletionGracePeriodSeconds"] = 0
+            if tracks_generation(rt):
+                meta["generation"] = meta.get("generation", 1) + 1
+        if is_namespace(rt):
+            obj["status"] = {**(obj.get("status") or {}), "phase": "Terminating"}
+        if dry_run:
+            return Result(200, obj)
+        meta["resourceVersion"] = str(self.store.next_rv())
+        key = self._name(rt, meta.get("namespace"), meta["name"])
+        self.store.put(resource_of(rt), key, Stored(obj, stored.entries))
+        if is_namespace(rt):
+            self.controllers.empty_namespace(meta["name"])
+        elif policy != "Background":
+            self.controllers.collect_dependents(meta["uid"], policy)
+        return Result(200, copy_json(obj))
+
+    def _remove_now(self, rt: ResourceType, stored: Stored, policy: str) -> dict[str, Any]:
+        """Remove the object and handle its dependents as ``policy`` says; the final object."""
+        meta = stored.obj["metadata"]
+        if policy != "Background":
+            self.controllers.collect_dependents(meta["uid"], policy)
+        key = self._name(rt, meta.get("namespace"), meta["name"])
+        final = self._remove(resource_of(rt), key, stored)
+        if is_namespace(rt):
+            self.controllers.empty_namespace(meta["name"])
+        if policy == "Background":
+            self.controllers.collect_dependents(meta["uid"], policy)
+        return final
+
+    def _remove(self, resource: GroupResource, key: Name, stored: Stored) -> dict[str, Any]:
+        final: dict[str, Any] = copy_json(stored.obj)
+        final["metadata"]["resourceVersion"] = str(self.store.next_rv())
+        self.store.remove(resource, key, final)
+        return final
