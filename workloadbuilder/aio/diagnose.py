@@ -236,7 +236,7 @@ def _pod_group(snapshot: Snapshot, ref: ObjectRef, obj: Obj | None) -> Verdict:
         )
     if not placed:
         waiting = [m for m in members if m.problem is None and m.node is None and _active(m)]
-        tried = [m for m in members if m.scheduler_reason == "Unschedulable"]
+        tried = [m for m in members if m.scheduler_reason == "Unschedulable" and _active(m)]
         if tried and len(tried) == present:
             parent = (obj.get("spec") or {}).get("parentCompositePodGroupName")
             where = f" (the scheduler writes the verdict on its parent {parent})" if parent else ""
