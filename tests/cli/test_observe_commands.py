@@ -236,3 +236,14 @@ async def test_delete_says_which_groups_pods_still_hold(fake_apiserver: FakeAPIS
     assert group.startswith(f"podgroup.scheduling.k8s.io/{GROUP_NAME} terminating: worker-0,")
     assert "delete those pods" in group
     assert workload == f"workload.scheduling.k8s.io/{WORKLOAD} deleted"
+
+
+async def test_status_and_diagnose_without_the_scheduling_api_name_the_gate() -> None:
+    async with FakeAPIServer(feature_gates={"GenericWorkload": False}) as server:
+        create_namespace(server)
+        status = await cli(server, "status", WORKLOAD, "-n", NS)
+        diagnosis = await cli(server, "diagnose", GROUP_NAME, "-n", NS)
+    for result in (status, diagnosis):
+        assert result.exit_code == 1
+        assert "does not serve podgroups.scheduling.k8s.io/v1beta1" in result.output
+        assert "GenericWorkload" in result.output and "not found" not in result.output

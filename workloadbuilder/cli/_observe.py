@@ -10,7 +10,7 @@ from typing import Any
 from rich.tree import Tree
 
 from .. import aio
-from ._cluster import ClusterError, read_workload
+from ._cluster import ClusterError
 
 __all__ = [
     "GroupStatus",
@@ -73,7 +73,9 @@ async def _list(client: Any, namespace: str, version: str, plural: str) -> list[
 
 async def workload_status(client: Any, namespace: str, name: str) -> list[GroupStatus]:
     """Every group stamped from Workload ``name``, with what the scheduler is doing with it."""
-    if await read_workload(client, namespace, name) is None:
+    # raises MissingAPIError (the gate to enable) when the scheduling API is not served
+    workload = await aio.diagnose(client, aio.ObjectRef("Workload", namespace, name))
+    if workload.state is aio.GroupState.MISSING:
         raise ClusterError([f'Workload "{name}" not found in namespace "{namespace}"'])
     rows = []
     for kind, version, plural in _GROUPS:
