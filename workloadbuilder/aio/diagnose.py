@@ -376,11 +376,12 @@ def _composite(snapshot: Snapshot, ref: ObjectRef, obj: Obj | None) -> Verdict:
             f"{ref} cannot be placed ({reason}): {message}" + (f"; {cause}" if cause else ""),
         )
     degraded = [c.group.name for c in children if c.state is GroupState.DEGRADED]
-    if degraded and running < needed:
+    if running < needed:
+        lost = ", ".join(c.group.name for c in children if c.state is not GroupState.SCHEDULED)
         return verdict(
             GroupState.DEGRADED,
             f"{ref} was placed but only {running} of minGroupCount {needed} child groups run;"
-            f" degraded: {', '.join(degraded)}",
+            f" not running: {lost or 'the others are gone (deleted)'}",
         )
     told = (
         f"{ref} is placed: {running} of its {len(children)} child groups run"
