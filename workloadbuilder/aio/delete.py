@@ -93,13 +93,14 @@ def _held(ref: ObjectRef, body: Any, pods: Sequence[str]) -> Terminating | None:
     )
 
 
-async def _pods_naming(transport: Transport, namespace: str, group: str) -> list[str]:
-    """Active pods whose ``spec.schedulingGroup.podGroupName`` is ``group``."""
-    return sorted(
-        str(p["metadata"].get("name"))
-        for p in await list_documents(transport, PODS, namespace)
-        if pod_group_of(p) == group and active(p)
-    )
+async def _pods_by_group(transport: Transport, namespace: str) -> dict[str, list[str]]:
+    """The active pods of ``namespace`` by the PodGroup they name, by name."""
+    named: dict[str, list[str]] = {}
+    for pod in await list_documents(transport, PODS, namespace):
+        group = pod_group_of(pod)
+        if group and active(pod):
+            named.setdefault(group, []).append(str(pod["metadata"].get("name")))
+    return {group: sorted(names) for group, names in named.items()}
 
 
 async def _workload_members(
@@ -161,8 +162,9 @@ async def delete(
     deepest first, then the Workload. Given objects, they go in the reverse of ``apply()``'s
     order. An object already gone is skipped. Returns the objects this call asked the server
     to delete, in the order they went; ``.terminating`` lists those a finalizer still holds
-    (a PodGroup that pods still name: the PodGroupProtection finalizer), with why and what to
-    do. A later call asks again for those, and lists them again while they are held.
+    (a PodGroup that pods still name: the PodGroupProtection finalizer; the pods are read once
+    per namespace, only then), with why and what to do. A later call asks again for those,
+    and lists them again while they are held.
     """
     docs, workload = _documents(workload_or_objects, namespace)
     transport = Transport(api_client, retry)
@@ -172,6 +174,7 @@ async def delete(
     body = {"apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": propagation_policy}
     deleted = DeleteResult()
     terminating: list[Terminating] = []
+    kept: list[tuple[ObjectRef, Mapping[str, Any]]] = []  # answered with finalizers left
 
     async def one(doc: Mapping[str, Any]) -> None:
         ref = ref_of(doc)
@@ -185,18 +188,22 @@ async def delete(
                 if exc.status == 404:
                     return
                 raise
-            answer = response.body if isinstance(response.body, Mapping) else {}
-            pods = (
-                await _pods_naming(transport, ref.namespace, ref.name)
-                if ref.kind == "PodGroup" and answer.get("kind") == "PodGroup"
-                else []
-            )
         deleted.append(ref)
-        held = _held(ref, answer, pods)
-        if held is not None:
-            terminating.append(held)
+        answer = response.body if isinstance(response.body, Mapping) else {}
+        if (answer.get("metadata") or {}).get("finalizers"):
+            kept.append((ref, answer))
 
     for level in reversed(levels(docs)):
         await asyncio.gather(*(one(docs[i]) for i in level))
+    # One list of pods per namespace, only when a PodGroup came back held by its protection.
+    naming: dict[str, dict[str, list[str]]] = {}
+    for ref, answer in kept:
+        protected = POD_GROUP_PROTECTION in (answer["metadata"].get("finalizers") or ())
+        if ref.kind == "PodGroup" and protected and ref.namespace not in naming:
+            naming[ref.namespace] = await _pods_by_group(transport, ref.namespace)
+        pods = naming.get(ref.namespace, {}).get(ref.name, [])
+        held = _held(ref, answer, pods)
+        if held is not None:
+            terminating.append(held)
     deleted.terminating = tuple(terminating)
     return deleted
