@@ -132,6 +132,9 @@ class Plan:
                     Request("GET", f"{V1BETA1}/namespaces/{NS}/podgroups"),
                 ]
                 sent += [Request("DELETE", request_path(o)) for o in w.objects]
+                # the PodGroups come back held by their protection finalizer: delete() reads
+                # the namespace's pods once to say which pods hold them
+                sent += [Request("GET", f"/api/v1/namespaces/{NS}/pods")]
         return sent
 
     @property

@@ -63,14 +63,7 @@ def convert(run: dict[str, Any]) -> Conversion:
             errors.append(wb.FieldError.forbidden(POLICY.child(key), why))
     total = sum(int(r.get("replicas", 1)) for r in replicas.values())
     min_available = policy.get("minAvailable", total)
-    if isinstance(min_available, int) and min_available > total:
-        errors.append(
-            wb.FieldError.invalid(
-                POLICY.child("minAvailable"),
-                min_available,
-                f"must be no more than the run's {total} replicas",
-            )
-        )
+    # with replicas, validate() reports a minAvailable above them at its own path
     root = wb.WorkloadItem(
         run["metadata"]["name"],
         path=POLICY,
@@ -83,6 +76,7 @@ def convert(run: dict[str, Any]) -> Conversion:
                 field_paths={"gang.minCount": POLICY.child("minAvailable")},
             ),
         ),
+        replicas=total,
     )
     meta = run["metadata"]
     options = wb.BuildOptions(

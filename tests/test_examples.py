@@ -127,8 +127,8 @@ def test_polyaxon_plugin_refuses_more_than_the_replicas(tmp_path: Path) -> None:
     result = run(str(EXAMPLES / "polyaxon_plugin.py"), str(tmp_path / "run.yaml"))
     assert result.returncode == 1
     assert result.stderr.strip() == (
-        "spec.schedulingPolicy.minAvailable: Invalid value: 6: must be no more than the run's 5"
-        " replicas"
+        "spec.schedulingPolicy.minAvailable: Invalid value: 6: must be no more than the 5"
+        " replicas the controller creates: the gang can never form"
     )
 
 
@@ -153,9 +153,22 @@ def test_observe_gang_prints_each_verdict_on_the_four_situations() -> None:
     result = run(str(EXAMPLES / "observe_gang.py"))
     assert result.returncode == 0, result.stderr
     states = [line.split()[-1] for line in result.stdout.splitlines() if "state:" in line]
-    assert states == ["WaitingForMembers", "Unschedulable", "Scheduled", "Degraded"]
+    # the seed's four, the launcher + workers that cannot fit, and the elastic gang: placed
+    # with an extra pending, still placed after losing one above minCount, placed once resized
+    assert states == [
+        "WaitingForMembers",
+        "Unschedulable",
+        "Scheduled",
+        "Degraded",
+        "Unschedulable",
+        "Scheduled",
+        "Scheduled",
+        "Scheduled",
+    ]
     waits = [line for line in result.stdout.splitlines() if "wait_scheduled" in line]
     assert "reason Unschedulable" in waits[1] and "returned" in waits[2]
+    assert "blocked by train-workers-" in waits[4]
+    assert "2 cannot: 3 Insufficient cpu" in result.stdout
 
 
 def test_preemption_example_evicts_by_disruption_mode() -> None:

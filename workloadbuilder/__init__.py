@@ -41,12 +41,9 @@ from .item import (
     ResourceClaimsInput,
     WorkloadInput,
     WorkloadItem,
-    basic,
-    composite,
-    gang,
-    leaf,
 )
 from .naming import generate_pod_group_name, generate_workload_name
+from .shorthands import basic, composite, gang, leaf
 
 if TYPE_CHECKING:  # loaded on first use (PEP 562): a reconcile loop needs none of them
     from .job import (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
@@ -21,9 +21,10 @@ from .api.scheduling_v1beta1 import (
     WorkloadSpec,
 )
 from .config import ResourceClaim, SchedulingConfig
-from .field import ErrorList
+from .field import ErrorList, FieldError
 from .item import WorkloadItem
 from .options import BuildOptions, DisruptionModeOption, SchedulingPolicyOption
+from .roots import MIXED_KINDS, as_roots, templates_key, validate_roots
 from .validation import MAX_TREE_DEPTH, TreeFacts, validate_tree
 
 __all__ = [
@@ -115,15 +116,20 @@ def _group_of(api_version: str) -> str:
 class Builder:
     """Compiles one WorkloadItem tree into a Workload and stamps its PodGroups."""
 
-    def __init__(self, root: WorkloadItem | None, options: BuildOptions) -> None:
-        if root is not None and not isinstance(root, WorkloadItem):
-            raise TypeError(f"root must be a WorkloadItem, not {type(root).__name__}")
+    def __init__(
+        self, root: WorkloadItem | Sequence[WorkloadItem] | None, options: BuildOptions
+    ) -> None:
+        roots = as_roots(root)  # several roots: one independent template each (roots.py)
         if not isinstance(options, BuildOptions):
             raise TypeError(f"options must be BuildOptions, not {type(options).__name__}")
-        self._root = root
+        if roots is not None and len(roots) == 1:
+            root, roots = roots[0], None
+        self._roots = roots
+        self._root = root if isinstance(root, WorkloadItem) and roots is None else None
         self._options = options
         # The tree check and each item's resolution, shared by validate() and the build.
-        self._facts = TreeFacts(root) if root is not None else None
+        self._facts = TreeFacts(self._root) if self._root is not None else None
+        self._all_facts = [TreeFacts(r) for r in roots] if roots is not None else None
         self._workload: Workload | None = None
         self._existing: Workload | None = None
         # The JSON of workload(), serialised once and never changed: build_workload()'s copies
@@ -140,9 +146,17 @@ class Builder:
         self._stamp_namespace: str | None = None
 
     @property
-    def root(self) -> WorkloadItem | None:
-        """The tree this Builder compiles (fixed: the compiled Workload is cached)."""
-        return self._root
+    def root(self) -> WorkloadItem | tuple[WorkloadItem, ...] | None:
+        """The tree this Builder compiles, or its roots when it has several (fixed: the
+        compiled Workload is cached)."""
+        return self._roots if self._roots is not None else self._root
+
+    @property
+    def roots(self) -> tuple[WorkloadItem, ...]:
+        """The root items, one per template of the Workload's own list."""
+        if self._roots is not None:
+            return self._roots
+        return (self._root,) if self._root is not None else ()
 
     @property
     def options(self) -> BuildOptions:
@@ -160,11 +174,11 @@ class Builder:
         )
         return builder
 
-    def validate(self, old_root: WorkloadItem | None = None) -> ErrorList:
-        """Every problem of the tree, at the controller's field paths. Never raises."""
-        if self._existing is not None:
-            from .field import FieldError
+    def validate(self, old_root: WorkloadItem | Sequence[WorkloadItem] | None = None) -> ErrorList:
+        """Every problem of the tree, at the controller's field paths. Never raises.
 
+        With several roots, ``old_root`` is the previous roots: each is paired by name."""
+        if self._existing is not None:
             return ErrorList(
                 [
                     FieldError.internal(
@@ -172,7 +186,20 @@ class Builder:
                     )
                 ]
             )
-        errors = validate_tree(self.root, self.options, old_root, self._facts)
+        if self._roots is not None and self._all_facts is not None:
+            try:
+                olds = as_roots(old_root)
+            except TypeError as exc:
+                return ErrorList([FieldError.internal(None, str(exc))])
+            if olds is None and isinstance(old_root, WorkloadItem):
+                olds = (old_root,)
+            return validate_roots(self._roots, self.options, olds, self._all_facts)
+        if isinstance(old_root, Sequence) and not isinstance(old_root, str):
+            old_root = next(  # the previous roots: the one of the same name
+                (o for o in old_root if getattr(o, "name", None) == getattr(self._root, "name", 0)),
+                None,
+            )
+        errors = validate_tree(self._root, self.options, old_root, self._facts)
         options = self.options
         if (
             not errors
@@ -292,26 +319,34 @@ class Builder:
         return workload
 
     def _build(self) -> Workload:
-        root, facts = self._root, self._facts
-        if root is None or facts is None:
+        if self._roots is not None and self._all_facts is not None:
+            pairs = list(zip(self._roots, self._all_facts, strict=True))
+        elif self._root is not None and self._facts is not None:
+            pairs = [(self._root, self._facts)]
+        else:
+            pairs = []
+        if not pairs:
             raise BuildError("workload item cannot be nil")
-        tree_error = facts.tree_error()
-        if tree_error is not None:
-            raise BuildError(str(tree_error))
-        _check_depth(root)
-        compiled = self._compiled_in_one_validation(root, facts)
+        for root, facts in pairs:
+            tree_error = facts.tree_error()
+            if tree_error is not None:
+                raise BuildError(str(tree_error))
+            _check_depth(root)
+        if len({root.is_composite for root, _ in pairs}) > 1:
+            raise BuildError(MIXED_KINDS)
+        compiled = self._compiled_in_one_validation(pairs)
         if compiled is not None:
             return compiled
-        return self._compiled_by_templates(root, facts)
+        return self._compiled_by_templates(pairs)
 
-    def _compiled_by_templates(self, root: WorkloadItem, facts: TreeFacts) -> Workload:
+    def _compiled_by_templates(self, pairs: list[tuple[WorkloadItem, TreeFacts]]) -> Workload:
         """The Workload built template by template: slower, but the first problem found is
         the error ``build_workload()`` raises (the one-validation path falls back to it)."""
-        if root.is_composite:
-            template = _composite_template(root, facts)
-            spec = WorkloadSpec(composite_pod_group_templates=[template])
+        if pairs[0][0].is_composite:
+            composites = [_composite_template(root, facts) for root, facts in pairs]
+            spec = WorkloadSpec(composite_pod_group_templates=composites)
         else:
-            spec = WorkloadSpec(pod_group_templates=[_leaf_template(root, facts)])
+            spec = WorkloadSpec(pod_group_templates=[_leaf_template(r, f) for r, f in pairs])
         owner = self._options.owner
         if owner is None:
             raise BuildError("a Workload must be owned by its controller for garbage collection")
@@ -327,7 +362,9 @@ class Builder:
             spec=spec,
         )
 
-    def _compiled_in_one_validation(self, root: WorkloadItem, facts: TreeFacts) -> Workload | None:
+    def _compiled_in_one_validation(
+        self, pairs: list[tuple[WorkloadItem, TreeFacts]]
+    ) -> Workload | None:
         """The Workload, its JSON compiled straight from the tree and validated once; ``None``
         when any step fails (then the template-by-template build names the error).
 
@@ -337,11 +374,11 @@ class Builder:
         if owner is None:
             return None
         try:
-            template = _template_json(root, facts)
+            templates = [_template_json(root, facts) for root, facts in pairs]
             api_group = _group_of(owner.api_version)
         except BuildError:
             return None
-        key = "compositePodGroupTemplates" if root.is_composite else "podGroupTemplates"
+        key = templates_key([root for root, _ in pairs])
         # In to_dict() form and field order, as DeferredModel._deferred wants.
         document = {
             "metadata": {
@@ -351,7 +388,7 @@ class Builder:
             },
             "spec": {
                 "controllerRef": {"apiGroup": api_group, "kind": owner.kind, "name": owner.name},
-                key: [template],
+                key: templates,
             },
         }
         if self._validated:
@@ -532,12 +569,15 @@ def _templates_by_name(
 
 
 def validate(
-    root: WorkloadItem | None, options: BuildOptions, *, old_root: WorkloadItem | None = None
+    root: WorkloadItem | Sequence[WorkloadItem] | None,
+    options: BuildOptions,
+    *,
+    old_root: WorkloadItem | Sequence[WorkloadItem] | None = None,
 ) -> ErrorList:
     """``Builder(root, options).validate(old_root)``."""
     return Builder(root, options).validate(old_root)
 
 
-def build_workload(root: WorkloadItem, options: BuildOptions) -> Workload:
+def build_workload(root: WorkloadItem | Sequence[WorkloadItem], options: BuildOptions) -> Workload:
     """``Builder(root, options).build_workload()``."""
     return Builder(root, options).build_workload()

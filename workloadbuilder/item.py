@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, ClassVar, Literal, TypeVar, get_args, get_origin, overload
+from typing import Any, ClassVar, TypeVar, get_args, get_origin
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from .api.scheduling_v1alpha3 import (
-    TopologyConstraint,
     WorkloadCompositePodGroupAllDisruptionMode,
     WorkloadCompositePodGroupBasicSchedulingPolicy,
     WorkloadCompositePodGroupDisruptionMode,
@@ -50,7 +49,7 @@ from .config import (
     SingleDisruptionMode,
     config_type_errors,
 )
-from .field import ErrorList, FieldPath, PathLike
+from .field import FieldPath, PathLike
 
 __all__ = [
     "BlockInput",
@@ -61,10 +60,6 @@ __all__ = [
     "ResourceClaimsInput",
     "WorkloadInput",
     "WorkloadItem",
-    "basic",
-    "composite",
-    "gang",
-    "leaf",
 ]
 
 _T = TypeVar("_T")
@@ -272,7 +267,9 @@ class WorkloadItem:
 
     Immutable. ``path`` is where the role lives in the controller's API (errors are reported
     below it); ``default_config`` is the controller's default, overridden field by field by
-    ``input``, then adjusted by ``callbacks`` in order.
+    ``input``, then adjusted by ``callbacks`` in order. ``replicas`` is how many pods the
+    controller creates for a leaf, when it knows: ``validate()`` then reports a gang
+    ``minCount`` above it (a gang that can never form).
     """
 
     name: str
@@ -281,10 +278,13 @@ class WorkloadItem:
     input: WorkloadInput = field(default_factory=WorkloadInput)
     callbacks: tuple[SchedulingConfigFunc, ...] = ()
     children: tuple[WorkloadItem, ...] = ()
+    replicas: int | None = None
     _hash: int | None = field(default=None, init=False, repr=False)
 
     def _own(self) -> tuple[object, ...]:
-        return (self.name, self.path, self.default_config, self.input, self.callbacks)
+        return (
+            self.name, self.path, self.default_config, self.input, self.callbacks, self.replicas
+        )  # fmt: skip
 
     def __eq__(self, other: object) -> bool:
         """Equal items: same fields, same children (compared without recursion)."""
@@ -330,6 +330,19 @@ class WorkloadItem:
                 )
         object.__setattr__(self, "callbacks", callbacks)
         object.__setattr__(self, "children", children)
+        if self.replicas is not None:
+            if isinstance(self.replicas, bool) or not isinstance(self.replicas, int):
+                raise TypeError(
+                    f"replicas of {self.name!r} must be an int or None,"
+                    f" not {type(self.replicas).__name__}"
+                )
+            if self.replicas < 0:
+                raise ValueError(f"replicas of {self.name!r} must be >= 0, got {self.replicas}")
+            if children:
+                raise ValueError(
+                    f"replicas is the pod count of a leaf; composite workload item {self.name!r}"
+                    " has children (give each leaf its replicas)"
+                )
 
     @property
     def is_composite(self) -> bool:
@@ -513,242 +526,4 @@ def _map_input(given: WorkloadInput, kind: _Kind) -> SchedulingConfig:
         )
         if claims
         else (),
-    )
-
-
-# Shorthands for trees written by hand.
-
-
-def basic() -> SchedulingPolicy:
-    """The basic policy, for ``leaf(policy=...)`` / ``composite(policy=...)``."""
-    return SchedulingPolicy(basic=BasicSchedulingPolicy())
-
-
-@overload
-def gang() -> SchedulingPolicy: ...
-@overload
-def gang(min_count: int) -> WorkloadPodGroupSchedulingPolicy: ...
-@overload
-def gang(*, min_group_count: int) -> WorkloadCompositePodGroupSchedulingPolicy: ...
-
-
-def gang(
-    min_count: int | None = None, *, min_group_count: int | None = None
-) -> (
-    SchedulingPolicy | WorkloadPodGroupSchedulingPolicy | WorkloadCompositePodGroupSchedulingPolicy
-):
-    """A gang policy: ``gang(4)`` for a leaf (pods), ``gang(min_group_count=2)`` for a
-    composite (child groups), ``gang()`` for either when a callback supplies the count.
-
-    Any integer is kept as given, so that ``validate()`` can report it; giving a leaf's count
-    to a composite (or the reverse) is a ``ValueError`` when the item is made.
-    """
-    for label, value in (("min_count", min_count), ("min_group_count", min_group_count)):
-        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
-            raise TypeError(f"gang({label}=...) takes an int, not {type(value).__name__}")
-    if min_count is not None and min_group_count is not None:
-        raise ValueError(
-            "gang() takes min_count (a leaf) or min_group_count (a composite), not both"
-        )
-    if min_count is not None:
-        return WorkloadPodGroupSchedulingPolicy(
-            gang=WorkloadPodGroupGangSchedulingPolicy(min_count=min_count)
-        )
-    if min_group_count is not None:
-        return WorkloadCompositePodGroupSchedulingPolicy(
-            gang=WorkloadCompositePodGroupGangSchedulingPolicy(min_group_count=min_group_count)
-        )
-    return SchedulingPolicy(gang=GangSchedulingPolicy())
-
-
-PolicyArg = (
-    SchedulingPolicy | WorkloadPodGroupSchedulingPolicy | WorkloadCompositePodGroupSchedulingPolicy
-)
-DisruptionArg = (
-    Literal["single", "all"]
-    | WorkloadPodGroupDisruptionMode
-    | WorkloadCompositePodGroupDisruptionMode
-)
-ClaimArg = ResourceClaim | WorkloadPodGroupResourceClaim | Mapping[str, Any]
-
-
-def _policy_block(name: str, policy: object, kind: _Kind) -> Any:
-    if isinstance(policy, kind.policy):
-        return policy
-    other = COMPOSITE if kind is LEAF else LEAF
-    if isinstance(policy, other.policy):
-        counts = "child groups" if other is COMPOSITE else "pods"
-        raise ValueError(
-            f"{kind.what} {name!r}: {other.shorthand} counts {counts}, which only a"
-            f" {other.what} has; a {kind.what}'s gang is {kind.shorthand}"
-        )
-    if not isinstance(policy, SchedulingPolicy):
-        raise TypeError(
-            f"a {kind.what}'s policy is {kind.shorthand}, basic() or a {kind.policy.__name__},"
-            f" not {type(policy).__name__}"
-        )
-    if policy.gang is not None:
-        return kind.policy(gang=kind.gang(**{kind.count: policy.gang.min_count}))
-    return kind.policy(basic=kind.basic() if policy.basic is not None else None)
-
-
-def _mode_block(mode: object, kind: _Kind) -> Any:
-    if isinstance(mode, kind.mode):
-        return mode
-    if mode == "single":
-        return kind.mode(single=kind.single())
-    if mode == "all":
-        return kind.mode(all=kind.all())
-    raise ValueError(
-        f"disruption_mode must be 'single' or 'all' (or a {kind.mode.__name__}), got {mode!r}"
-    )
-
-
-def _topology(keys: Iterable[str]) -> list[TopologyConstraint]:
-    if isinstance(keys, str) or not isinstance(keys, Iterable):
-        raise TypeError(
-            "topology is a sequence of label keys, e.g. ('topology.kubernetes.io/zone',)"
-        )
-    out = []
-    for key in keys:
-        if not isinstance(key, str):
-            raise TypeError(f"each topology key is a label key (str), not {type(key).__name__}")
-        out.append(TopologyConstraint(key=key))
-    return out
-
-
-def _claim(claim: ClaimArg) -> WorkloadPodGroupResourceClaim:
-    if isinstance(claim, WorkloadPodGroupResourceClaim):
-        return claim
-    if isinstance(claim, ResourceClaim):
-        return WorkloadPodGroupResourceClaim(
-            name=claim.name,
-            resource_claim_name=claim.resource_claim_name,
-            resource_claim_template_name=claim.resource_claim_template_name,
-        )
-    if not isinstance(claim, Mapping):
-        raise TypeError(
-            "each resource claim is a ResourceClaim, a WorkloadPodGroupResourceClaim or its dict,"
-            f" not {type(claim).__name__}"
-        )
-    try:
-        return WorkloadPodGroupResourceClaim.model_validate(claim)
-    except ValidationError as exc:
-        errors = ErrorList.from_pydantic(exc, model=WorkloadPodGroupResourceClaim)
-        raise ValueError(
-            f"resource claim {dict(claim)!r} is not a WorkloadPodGroupResourceClaim: {errors}"
-        ) from None
-
-
-STANDARD = {
-    "policy": ("schedulingPolicy",),
-    "constraints": ("schedulingConstraints",),
-    "disruption_mode": ("disruptionMode",),
-    "resource_claims": ("resourceClaims",),
-}
-
-
-def _defaults(priority_class_name: str) -> SchedulingConfig | None:
-    return (
-        SchedulingConfig(priority_class_name=priority_class_name) if priority_class_name else None
-    )
-
-
-def _item(
-    kind: _Kind,
-    name: str,
-    path: PathLike,
-    policy: PolicyArg | None,
-    disruption_mode: DisruptionArg | None,
-    topology: Iterable[str],
-    priority_class_name: str,
-    callbacks: Iterable[SchedulingConfigFunc],
-    claims: tuple[WorkloadPodGroupResourceClaim, ...] = (),
-    children: tuple[WorkloadItem, ...] = (),
-) -> WorkloadItem:
-    if not isinstance(name, str):
-        raise TypeError(f"a {kind.what}'s name must be a string, not {type(name).__name__}")
-    if not isinstance(priority_class_name, str):
-        raise TypeError(
-            f"priority_class_name must be a string, not {type(priority_class_name).__name__}"
-        )
-    keys = _topology(topology)
-    data = kind.data
-    blocks: dict[str, dict[str, Any]] = {
-        "policy": {data: None if policy is None else _policy_block(name, policy, kind)},
-        "constraints": {data: kind.constraints(topology=keys) if keys else None},
-        "disruption_mode": {
-            data: None if disruption_mode is None else _mode_block(disruption_mode, kind)
-        },
-    }
-    return WorkloadItem(
-        name,
-        path=as_path(path),
-        default_config=_defaults(priority_class_name),
-        input=WorkloadInput(
-            policy=PolicyInput(path_elements=STANDARD["policy"], **blocks["policy"]),
-            constraints=ConstraintsInput(
-                path_elements=STANDARD["constraints"], **blocks["constraints"]
-            ),
-            disruption_mode=DisruptionModeInput(
-                path_elements=STANDARD["disruption_mode"], **blocks["disruption_mode"]
-            ),
-            resource_claims=ResourceClaimsInput(
-                path_elements=STANDARD["resource_claims"], pod_group_data=claims
-            ),
-        ),
-        callbacks=tuple(callbacks),
-        children=children,
-    )
-
-
-def leaf(
-    name: str,
-    *,
-    path: PathLike = None,
-    policy: PolicyArg | None = None,
-    disruption_mode: DisruptionArg | None = None,
-    topology: Iterable[str] = (),
-    resource_claims: Iterable[ClaimArg] = (),
-    priority_class_name: str = "",
-    callbacks: Iterable[SchedulingConfigFunc] = (),
-) -> WorkloadItem:
-    """A PodGroupTemplate item with its blocks at the standard path elements."""
-    if isinstance(resource_claims, (str, Mapping)) or not isinstance(resource_claims, Iterable):
-        raise TypeError("resource_claims is a sequence of claims (ResourceClaim or dicts)")
-    claims = tuple(_claim(c) for c in resource_claims)
-    return _item(
-        LEAF, name, path, policy, disruption_mode, topology, priority_class_name, callbacks, claims
-    )
-
-
-def composite(
-    name: str,
-    children: Sequence[WorkloadItem],
-    *,
-    path: PathLike = None,
-    policy: PolicyArg | None = None,
-    disruption_mode: DisruptionArg | None = None,
-    topology: Iterable[str] = (),
-    priority_class_name: str = "",
-    callbacks: Iterable[SchedulingConfigFunc] = (),
-) -> WorkloadItem:
-    """A CompositePodGroupTemplate item over ``children`` (at least one)."""
-    if isinstance(children, (str, Mapping)) or not isinstance(children, Iterable):
-        raise TypeError("children is a sequence of WorkloadItems")
-    kids = tuple(children)
-    if not kids:
-        raise ValueError(
-            f"composite {name!r} needs at least one child; an item without children is a leaf()"
-        )
-    return _item(
-        COMPOSITE,
-        name,
-        path,
-        policy,
-        disruption_mode,
-        topology,
-        priority_class_name,
-        callbacks,
-        children=kids,
     )

@@ -66,7 +66,10 @@ class BuildOptions:
     """How to build: the Workload's name and namespace, its owner, what the controller allows.
 
     Deny by default: an empty allow-list allows nothing. ``check_api_server_rules`` (on by
-    default) makes ``validate()`` also report what the API server would reject later.
+    default) makes ``validate()`` also report what the API server would reject later;
+    ``check_satisfiable_counts`` (on by default) what can never be scheduled although the API
+    server accepts it (a gang ``minCount`` above the leaf's ``replicas``, a ``minGroupCount``
+    above the composite's children).
     ``owner`` takes our ``OwnerReference``, its dict, or a client's owner reference; the
     allow-lists take any iterable of the options (both are held as given types).
     """
@@ -78,6 +81,7 @@ class BuildOptions:
     allowed_disruption_modes: frozenset[DisruptionModeOption]
     disable_declarative_validation: bool
     check_api_server_rules: bool
+    check_satisfiable_counts: bool
 
     def __init__(
         self,
@@ -88,12 +92,14 @@ class BuildOptions:
         allowed_disruption_modes: Iterable[DisruptionModeOption] = frozenset(),
         disable_declarative_validation: bool = False,
         check_api_server_rules: bool = True,
+        check_satisfiable_counts: bool = True,
     ) -> None:
         for label, value, scalar in (
             ("name", name, str),
             ("namespace", namespace, str),
             ("disable_declarative_validation", disable_declarative_validation, bool),
             ("check_api_server_rules", check_api_server_rules, bool),
+            ("check_satisfiable_counts", check_satisfiable_counts, bool),
         ):
             if not isinstance(value, scalar):
                 raise TypeError(f"{label} must be a {scalar.__name__}, not {type(value).__name__}")
@@ -113,3 +119,4 @@ class BuildOptions:
         )
         set_(self, "disable_declarative_validation", disable_declarative_validation)
         set_(self, "check_api_server_rules", check_api_server_rules)
+        set_(self, "check_satisfiable_counts", check_satisfiable_counts)

@@ -8,6 +8,7 @@ and, by :func:`load_spec`, with the file and line it comes from.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -33,10 +34,11 @@ from .api.scheduling_v1alpha3 import (
 from .api.scheduling_v1beta1 import Workload
 from .builder import Builder, BuildError
 from .field import ErrorList, FieldError, FieldPath
-from .item import WorkloadItem, composite, leaf
+from .item import WorkloadItem
 from .naming import generate_workload_name
 from .options import BuildOptions, DisruptionModeOption, SchedulingPolicyOption
 from .runtime import RuntimeObject, instantiate
+from .shorthands import composite, leaf
 
 __all__ = [
     "API_VERSION",
@@ -90,7 +92,8 @@ class SpecLeaf(_SpecModel):
     resource_claims: OptList[WorkloadPodGroupResourceClaim] = None
     priority_class_name: Str = ""
     replicas: Annotated[StrictInt, Field(ge=0)] | None = None
-    """How many pods the controller creates for the group (``explain``, ``simulate``)."""
+    """How many pods the controller creates for the group (``explain``, ``simulate``, and
+    ``validate``: a gang ``minCount`` above it can never form)."""
     resources: OptMap[Str | StrictInt] = None
     """Each pod's resource requests, e.g. ``{cpu: "2", nvidia.com/gpu: 1}`` (``simulate``)."""
 
@@ -129,8 +132,11 @@ class SpecBody(_SpecModel):
     workload_name: Str | None = None
     """Defaults to ``generate_workload_name(owner.name, owner.uid)``, as the Job controller."""
     capabilities: SpecCapabilities
-    root: SpecNode
-    """The tree's root group."""
+    root: SpecNode | None = None
+    """The tree's root group (or give ``roots``)."""
+    roots: Annotated[list[SpecNode], Field(min_length=1)] | None = None
+    """Independent groups, one template each of the Workload's own list (``podGroupTemplates``
+    for leaves: a cluster without the CompositePodGroup gate runs them); instead of ``root``."""
 
 
 class WorkloadSpecFile(_SpecModel):
@@ -187,7 +193,8 @@ class LoadedSpec:
 
     source: str
     document: WorkloadSpecFile
-    root: WorkloadItem
+    root: WorkloadItem | tuple[WorkloadItem, ...]
+    """The tree, or the independent roots of ``spec.roots``."""
     options: BuildOptions
     lines: Mapping[str, int] = field(default_factory=dict)
 
@@ -219,6 +226,22 @@ class LoadedSpec:
         except BuildError as exc:
             return exc.errors or ErrorList([FieldError.invalid(None, None, str(exc))])
         return errors
+
+    def relaxed(self) -> LoadedSpec:
+        """This spec without the rules on counts that can never be met, for the commands that
+        tell those their own way (``explain``'s warnings, ``simulate``'s verdicts)."""
+        o = self.options
+        options = BuildOptions(
+            o.name,
+            o.namespace,
+            o.owner,
+            o.allowed_policies,
+            o.allowed_disruption_modes,
+            o.disable_declarative_validation,
+            o.check_api_server_rules,
+            check_satisfiable_counts=False,
+        )
+        return dataclasses.replace(self, options=options)
 
     def _relocated(self, error: FieldError) -> FieldError:
         named = "workloadName" if self.document.spec.workload_name else "owner.name"
@@ -254,7 +277,11 @@ class LoadedSpec:
 
     def nodes(self) -> Iterator[tuple[FieldPath, SpecLeaf | SpecComposite, int]]:
         """Every node of the tree with its path and depth (the root at 0), parents first."""
-        yield from _walk(self.document.spec.root, FieldPath("spec", "root"), 0)
+        body = self.document.spec
+        if body.root is not None:
+            yield from _walk(body.root, FieldPath("spec", "root"), 0)
+        for path, node in _tops(body.roots or []):
+            yield from _walk(node, path, 0)
 
 
 def _walk(
@@ -286,6 +313,7 @@ def _item(node: SpecLeaf | SpecComposite, path: FieldPath) -> WorkloadItem:
         topology=topology,
         resource_claims=node.resource_claims or (),
         priority_class_name=node.priority_class_name,
+        replicas=node.replicas,
     )
 
 
@@ -327,8 +355,24 @@ def parse_spec(
         allowed_policies=frozenset(body.capabilities.policies),
         allowed_disruption_modes=frozenset(body.capabilities.disruption_modes),
     )
-    root = _item(body.root, FieldPath("spec", "root"))
+    if (body.root is None) == (body.roots is None):
+        detail = "give the tree's root group, or roots: several independent groups (not both)"
+        error = FieldError.required(FieldPath("spec", "root"), detail)
+        raise SpecError(source, ErrorList([error]), where)
+    root: WorkloadItem | tuple[WorkloadItem, ...] = (
+        _item(body.root, FieldPath("spec", "root"))
+        if body.root is not None
+        else tuple(_item(n, p) for p, n in _tops(body.roots or []))
+    )
     return LoadedSpec(source=source, document=document, root=root, options=options, lines=where)
+
+
+def _tops(
+    roots: list[SpecLeaf | SpecComposite],
+) -> Iterator[tuple[FieldPath, SpecLeaf | SpecComposite]]:
+    """Each of ``spec.roots`` with its path."""
+    for i, node in enumerate(roots):
+        yield FieldPath("spec", "roots").index(i), node
 
 
 MAX_NESTING = 100

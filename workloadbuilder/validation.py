@@ -5,7 +5,9 @@
    path (ratcheted on update), the allow-lists on the *resolved* config, the Basic + ``all``
    cross rule;
 3. beyond upstream (``BuildOptions.check_api_server_rules``, on by default): what the API
-   server would reject in the compiled Workload, reported at the controller's paths.
+   server would reject in the compiled Workload, reported at the controller's paths;
+4. ours (``BuildOptions.check_satisfiable_counts``, on by default): counts that can never be
+   met (``workloadbuilder.counts``).
 
 ``validate()`` never raises: a failing callback or an unexpected error is an Internal error.
 See ``docs/validation.md`` for every rule.
@@ -34,6 +36,7 @@ from ._gorender import go_quote
 from .api.meta_v1 import OwnerReference
 from .api.scheduling_v1alpha3 import TopologyConstraint, WorkloadPodGroupResourceClaim
 from .config import SchedulingConfig
+from .counts import never_met_errors
 from .field import ErrorList, FieldError, FieldPath
 from .item import (
     BlockInput,
@@ -195,24 +198,33 @@ def validate_tree(
     options: BuildOptions,
     old_root: WorkloadItem | None = None,
     facts: TreeFacts | None = None,
+    *,
+    index: int = 0,
+    workload_rules: bool = True,
 ) -> ErrorList:
     """All errors of ``root`` for ``options`` (see the module docstring). Never raises.
 
     The tree is checked without paths first: a valid tree builds none. When that check finds
     anything (or fails), the same rules run again with the paths, from the same resolutions.
     ``facts`` (of ``root``) carries the tree check and the resolutions to and from the build.
+    ``index`` is the root's place among the Workload's templates (one of several roots);
+    ``workload_rules`` whether the Workload's own fields (name, namespace, owner) are checked.
     """
     try:
         if root is not None and (facts is None or facts.root is not root):
             facts = TreeFacts(root)
         old_resolutions = Resolutions()
         try:
-            quick = _validate(root, options, old_root, facts, old_resolutions, placed=False)
+            quick = _validate(
+                root, options, old_root, facts, old_resolutions, index, workload_rules, placed=False
+            )
         except Exception:
             quick = None
         if quick is not None and not quick:
             return quick
-        return _validate(root, options, old_root, facts, old_resolutions, placed=True)
+        return _validate(
+            root, options, old_root, facts, old_resolutions, index, workload_rules, placed=True
+        )
     except Exception as exc:
         path = root.path if isinstance(root, WorkloadItem) else None
         return ErrorList([FieldError.internal(path, f"unexpected validation failure: {exc!r}")])
@@ -232,8 +244,9 @@ class Locations:
     the path of its template in the compiled Workload (``spec.podGroupTemplates[0]``,
     ``spec.compositePodGroupTemplates[0].podGroupTemplates[1]``, ...), built on demand."""
 
-    def __init__(self, root: WorkloadItem) -> None:
+    def __init__(self, root: WorkloadItem, index: int = 0) -> None:
         self._root = root
+        self._index = index
         self._parent: dict[int, tuple[WorkloadItem, str, int]] = {}
         self._cache: dict[int, FieldPath] = {}
         for item in root.walk():
@@ -263,7 +276,7 @@ class Locations:
             up = self._parent.get(id(node))
             if up is None:
                 lists = "compositePodGroupTemplates" if node.is_composite else "podGroupTemplates"
-                path = FieldPath("spec", lists).index(0)
+                path = FieldPath("spec", lists).index(self._index)
             else:
                 parent, lists, index = up
                 base = parent.path if parent.path is not None else self._cache[id(parent)]
@@ -332,6 +345,8 @@ def _validate(
     old_root: WorkloadItem | None,
     facts: TreeFacts | None,
     old_resolutions: Resolutions,
+    index: int,
+    workload_rules: bool,
     *,
     placed: bool,
 ) -> ErrorList:
@@ -341,7 +356,7 @@ def _validate(
         return ErrorList(
             [FieldError.invalid(None, None, "invalid builder: missing root WorkloadItem")]
         )
-    where = Locations(root) if placed else _NOWHERE
+    where = Locations(root, index) if placed else _NOWHERE
     if old_root is not None and old_root.name != root.name:
         detail = (
             f"old root name {go_quote(old_root.name)} does not match new root name"
@@ -388,7 +403,14 @@ def _validate(
                 return item_errors
             errors.extend(_relocated(item, item_errors, where))
     if options.check_api_server_rules:
-        errors.extend(_tree_rules(root, resolved, options, where))
+        errors.extend(_tree_rules(root, resolved, options, where, workload_rules))
+    if options.check_satisfiable_counts:
+        for item in root.walk():
+            found = never_met_errors(
+                item, resolved.get(item.name), where.block(item, item.input.policy)
+            )
+            if found:
+                errors.extend(_relocated(item, found, where))
     return errors
 
 
@@ -570,16 +592,18 @@ def _tree_rules(
     resolved: dict[str, SchedulingConfig],
     options: BuildOptions,
     where: Locations,
+    workload_rules: bool = True,
 ) -> ErrorList:
     """Rules over the whole compiled tree: list sizes, depth, one priority, the Workload's
-    name, namespace and owner reference."""
+    name, namespace and owner reference (with ``workload_rules``)."""
     errors = ErrorList()
-    if options.name:
-        errors.extend(format_errors(_METADATA_NAME, options.name, dns_subdomain_errors))
-    if options.namespace:
-        errors.extend(format_errors(_METADATA_NAMESPACE, options.namespace, dns_label_errors))
-    if options.owner is not None:
-        errors.extend(_owner_errors(options.owner))
+    if workload_rules:
+        if options.name:
+            errors.extend(format_errors(_METADATA_NAME, options.name, dns_subdomain_errors))
+        if options.namespace:
+            errors.extend(format_errors(_METADATA_NAMESPACE, options.namespace, dns_label_errors))
+        if options.owner is not None:
+            errors.extend(_owner_errors(options.owner))
     _check_shape(root, 1, errors, where)
     # Items that failed to resolve were reported already; the others must agree.
     first: str | None = None

@@ -36,3 +36,20 @@ def test_every_member_problem_is_explained() -> None:
 def test_the_picture_reaches_every_state() -> None:
     picture = DOC.split("```mermaid", 1)[1].split("```", 1)[0]
     assert all(s.value in picture for s in GroupState)
+
+
+def test_the_examples_output_shown_is_the_examples_own() -> None:
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [sys.executable, str(root / "examples" / "observe_gang.py")],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    shown = DOC.split("and wait for their gang left out):\n\n```\n", 1)[1].split("```", 1)[0]
+    printed = [line for line in result.stdout.splitlines() if "from a gang" not in line]
+    assert shown.splitlines() == printed

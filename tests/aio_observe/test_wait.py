@@ -195,7 +195,7 @@ async def test_raises_with_invalid_for_a_rejected_hierarchy() -> None:
 @pytest.mark.parametrize(
     ("group", "says"),
     [
-        ({"kind": "Pod", "metadata": {"name": "p", "namespace": NS}}, "kind 'Pod' is not a group"),
+        ({"kind": "Job", "metadata": {"name": "p", "namespace": NS}}, "kind 'Job' is not a group"),
         ({"kind": "PodGroup", "metadata": {"name": "p"}}, "metadata.namespace"),
         ({"kind": "PodGroup", "metadata": {"name": ["p"], "namespace": NS}}, "metadata.name"),
     ],

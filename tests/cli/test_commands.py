@@ -116,7 +116,8 @@ def test_simulate_tells_waiting_from_unschedulable(runner: CliRunner, tmp_path: 
     result = runner.invoke(app, ["simulate", str(big), "--nodes", str(one_node)])
     assert result.exit_code == 1
     assert "unschedulable" in result.stdout
-    assert "Unschedulable:" in result.stdout
+    # WHY is the members' cause (their node-fit message), not the group's "0/1 placements"
+    assert "1 of 4 members fit; 3 cannot: 1 Insufficient cpu" in result.stdout
 
 
 def test_simulate_with_node_objects(runner: CliRunner, tmp_path: Path) -> None:

@@ -156,7 +156,7 @@ CONSTRUCTION: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
         "root",
         lambda: Builder("a", BuildOptions()),
         TypeError,
-        "root must be a WorkloadItem, not str",
+        "root must be a WorkloadItem or a sequence of them, not str",
     ),
     (
         "options",
@@ -168,7 +168,7 @@ CONSTRUCTION: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
         "validate root",
         lambda: validate("x", BuildOptions()),
         TypeError,
-        "root must be a WorkloadItem, not str",
+        "root must be a WorkloadItem or a sequence of them, not str",
     ),
     (
         "owner",

@@ -67,6 +67,10 @@ MESSAGES = [
     "maximum template hierarchy depth is 4",
     "all priority and priorityClassName values must be identical, detected multiple values",
     "unexpected validation failure: ",
+    # counts that can never be met, and several roots
+    "the gang can never form",
+    "it can never be met",
+    "a Workload holds either podGroupTemplates or compositePodGroupTemplates, not both",
 ]
 
 
@@ -82,7 +86,15 @@ def test_messages_are_the_modules() -> None:
     """The list above is what the modules contain (so the table check is not vacuous)."""
     sources = "".join(
         (Path(__file__).resolve().parents[2] / "workloadbuilder" / f).read_text(encoding="utf-8")
-        for f in ("validation.py", "_declarative.py", "_formats.py", "builder.py", "field.py")
+        for f in (
+            "validation.py",
+            "_declarative.py",
+            "_formats.py",
+            "builder.py",
+            "field.py",
+            "counts.py",
+            "roots.py",
+        )
     )
     for message in MESSAGES:
         fragment = message.split("%q")[0].strip() or message.split("%q")[1].strip()

@@ -299,6 +299,11 @@ CASES = [
         composite_root(WorkloadInput(policy=composite_gang())),
         [],
         policies=frozenset({GANG}),
+        # with every rule on, our own: minGroupCount 2 over one child can never be met
+        want_with_api_server_rules=[
+            "spec.scheduling.gang.minGroupCount: Invalid value: 2: must be no more than the"
+            " number of child templates (1): it can never be met"
+        ],
     ),
     Case(
         "composite basic forbidden when not allow-listed",
@@ -476,6 +481,7 @@ def _options(case: Case, *, api_server_rules: bool) -> BuildOptions:
         allowed_disruption_modes=case.modes,
         disable_declarative_validation=case.disable_dv,
         check_api_server_rules=api_server_rules,
+        check_satisfiable_counts=api_server_rules,  # upstream's layers alone, or every rule
     )
 
 

@@ -11,7 +11,7 @@ from .apply import DEFAULT_CONCURRENCY, apply
 from .audit import Finding, FindingKind, Severity, audit
 from .client import Client
 from .config import new_client
-from .delete import delete
+from .delete import DeleteResult, Terminating, delete
 from .diagnose import GroupState, Member, MemberProblem, SchedulingEvent, Verdict, diagnose
 from .errors import (
     APIError,
@@ -38,6 +38,7 @@ __all__ = [
     "APIError",
     "ApplyError",
     "Client",
+    "DeleteResult",
     "Event",
     "FieldConflict",
     "FieldConflictError",
@@ -57,6 +58,7 @@ __all__ = [
     "RetryPolicy",
     "SchedulingEvent",
     "Severity",
+    "Terminating",
     "Verdict",
     "apply",
     "audit",

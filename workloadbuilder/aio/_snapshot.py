@@ -12,7 +12,7 @@ from ._groups import group_resource
 from ._queries import read_listing
 from ._resources import COMPOSITE_POD_GROUPS, EVENTS, POD_GROUPS, PODS, WORKLOADS, Resource
 from ._transport import Transport
-from .errors import APIError, ObjectRef
+from .errors import APIError, MissingAPI, MissingAPIError, ObjectRef
 
 __all__ = ["Snapshot", "name_of", "pod_group_of"]
 
@@ -45,6 +45,8 @@ class Snapshot:
     composites: tuple[Obj, ...]
     workloads: tuple[Obj, ...]
     events: tuple[Obj, ...]
+    unserved: frozenset[Resource] = frozenset()
+    """The kinds the server answered 404 for (their feature gate is off): read as empty."""
     _members: Mapping[str, list[Obj]] = field(init=False, repr=False)
     _events: Mapping[tuple[str, str], list[Obj]] = field(init=False, repr=False)
 
@@ -62,11 +64,36 @@ class Snapshot:
 
     @classmethod
     async def read(cls, transport: Transport, namespace: str) -> Snapshot:
-        """Read every kind concurrently (a kind the server does not serve reads as empty)."""
+        """Read every kind concurrently (a kind the server does not serve reads as empty and
+        is listed in ``unserved``)."""
         kinds = (PODS, POD_GROUPS, COMPOSITE_POD_GROUPS, WORKLOADS, EVENTS)
         lists = await asyncio.gather(*(_items(transport, k, namespace) for k in kinds))
-        pods, groups, composites, workloads, events = lists
-        return cls(namespace, pods, groups, composites, workloads, events)
+        unserved = frozenset(k for k, items in zip(kinds, lists, strict=True) if items is None)
+        pods, groups, composites, workloads, events = (items or () for items in lists)
+        return cls(namespace, pods, groups, composites, workloads, events, unserved)
+
+    def missing_api(self, *resources: Resource) -> MissingAPIError | None:
+        """The error naming the gates of those of ``resources`` the server does not serve."""
+        missing = [
+            MissingAPI(r.group, r.version, r.plural, r.gates, r.hint)
+            for r in resources
+            if r in self.unserved
+        ]
+        return MissingAPIError(missing) if missing else None
+
+    def workload(self, name: str) -> Obj | None:
+        """The Workload called ``name``."""
+        return next((w for w in self.workloads if name_of(w) == name), None)
+
+    def stamped_from(self, workload: str) -> list[ObjectRef]:
+        """Groups whose ``spec.workloadRef.workloadName`` is ``workload``, parents first."""
+        pools = (("CompositePodGroup", self.composites), ("PodGroup", self.pod_groups))
+        return [
+            ObjectRef(kind, self.namespace, name_of(g), group_resource(kind).api_version)
+            for kind, pool in pools
+            for g in sorted(pool, key=name_of)
+            if ((g.get("spec") or {}).get("workloadRef") or {}).get("workloadName") == workload
+        ]
 
     def group(self, kind: str, name: str) -> Obj | None:
         """The PodGroup or CompositePodGroup called ``name``."""
@@ -93,12 +120,15 @@ class Snapshot:
         return sorted(self._events.get((kind, name), []), key=_event_time)
 
 
-async def _items(transport: Transport, resource: Resource, namespace: str) -> tuple[Obj, ...]:
+async def _items(
+    transport: Transport, resource: Resource, namespace: str
+) -> tuple[Obj, ...] | None:
+    """The kind's objects; ``None`` when the server does not serve it (a feature gate is off)."""
     try:
         return (await read_listing(transport, resource, namespace)).items
     except APIError as exc:
-        if exc.status == 404:  # not served here (a feature gate is off)
-            return ()
+        if exc.status == 404:
+            return None
         raise
 
 

@@ -12,9 +12,10 @@ from typing import Any, Final
 from workloadbuilder.api.scheduling_v1beta1 import PodGroup
 from workloadbuilder.runtime import _check_claims
 
-from ._groups import group_resource
+from ._groups import condition, condition_type, group_resource
+from ._members import active
 from ._queries import get_document
-from ._resources import PODS, WORKLOADS, Resource
+from ._resources import POD_GROUPS, PODS, WORKLOADS, Resource
 from ._snapshot import Snapshot, name_of, pod_group_of
 from ._transport import RetryPolicy, Transport
 from .errors import APIError, ObjectRef
@@ -77,10 +78,15 @@ async def audit(
     """Walk the pods, PodGroups, CompositePodGroups and Workloads of ``namespace`` and return
     what is wrong with how they reference each other, sorted by object (empty when clean).
 
-    ``api_client`` is a kubernetes-asyncio ``ApiClient`` or a ``kubernetes.aio`` one.
+    ``api_client`` is a kubernetes-asyncio ``ApiClient`` or a ``kubernetes.aio`` one. Raises
+    ``MissingAPIError`` (naming the ``GenericWorkload`` gate) when the cluster does not serve
+    the scheduling API; CompositePodGroups read as none when only their API is off.
     """
     transport = Transport(api_client, retry)
     snapshot = await Snapshot.read(transport, namespace)
+    missing = snapshot.missing_api(POD_GROUPS, WORKLOADS)
+    if missing is not None:
+        raise missing
     findings = [
         *_pods(snapshot),
         *_members(snapshot),
@@ -184,15 +190,26 @@ def _members(snapshot: Snapshot) -> Iterator[Finding]:
         members = snapshot.members(name_of(group))
         gang = ((group.get("spec") or {}).get("schedulingPolicy") or {}).get("gang")
         min_count = int(gang.get("minCount") or 1) if isinstance(gang, Mapping) else 0
-        if len(members) < min_count:
+        present = sum(1 for pod in members if active(pod))  # neither terminal nor deleting
+        if present < min_count:
+            placed = condition(group, condition_type("PodGroup")) or {}
+            if placed.get("status") == "True":
+                told = (
+                    f"{present} active member pods remain and minCount is {min_count}: the"
+                    " group was placed once and its condition stays True"
+                )
+            else:
+                told = (
+                    f"{present} active member pods exist and minCount is {min_count}: the"
+                    " scheduler waits, writing nothing, until enough exist"
+                )
             yield Finding(
                 ref,
                 FindingKind.TOO_FEW_MEMBERS,
                 Severity.ERROR,
-                f"{len(members)} member pods exist and minCount is {min_count}: the scheduler"
-                " waits, writing nothing, until enough exist",
-                f"create {min_count - len(members)} more pods with spec.schedulingGroup"
-                f".podGroupName: {name_of(group)}, or lower minCount",
+                told,
+                f"create {min_count - present} more pods with spec.schedulingGroup"
+                f".podGroupName: {name_of(group)}, or lower minCount (resize)",
             )
         for field, default in _UNIFORM:
             values: dict[str, list[str]] = defaultdict(list)
@@ -263,8 +280,8 @@ def _groups(snapshot: Snapshot) -> Iterator[Finding]:
                 FindingKind.MIN_GROUP_COUNT_TOO_HIGH,
                 Severity.ERROR,
                 f"minGroupCount is {wanted} but {len(children)} child groups name it as parent",
-                f"create the {wanted - len(children)} missing child groups, or lower"
-                " minGroupCount in the Workload template",
+                f"create the {wanted - len(children)} missing child groups; minGroupCount"
+                " cannot change (a lower one needs a new Workload and groups)",
             )
 
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from ._answers import describe
 from ._resources import (
+    COMPOSITE_POD_GROUPS,
     JOBS,
     POD_GROUPS,
     WORKLOADS,
@@ -59,16 +61,29 @@ async def served_resources(transport: Transport, resource: Resource) -> frozense
     return names
 
 
+_COMPOSITE_TEMPLATES = replace(
+    COMPOSITE_POD_GROUPS,
+    hint=(
+        "a Workload with spec.compositePodGroupTemplates needs it: the API server forbids them"
+        " without the gate, and each is stamped as a CompositePodGroup"
+    ),
+)
+
+
 def _needed(objects: Iterable[Mapping[str, Any]]) -> tuple[list[Resource], list[Mapping[str, Any]]]:
     resources: dict[Resource, None] = {}
     scheduled_jobs: list[Mapping[str, Any]] = []
     for doc in objects:
         resource = resource_of(doc)
         resources[resource] = None
+        if resource is WORKLOADS and (doc.get("spec") or {}).get("compositePodGroupTemplates"):
+            resources[_COMPOSITE_TEMPLATES] = None
         if resource is JOBS and (doc.get("spec") or {}).get("scheduling") is not None:
             resources[WORKLOADS] = None
             resources[POD_GROUPS] = None
             scheduled_jobs.append(doc)
+    if COMPOSITE_POD_GROUPS in resources:  # named once, for the CompositePodGroup itself
+        resources.pop(_COMPOSITE_TEMPLATES, None)
     return list(resources), scheduled_jobs
 
 
@@ -119,8 +134,9 @@ async def preflight(
 
     Raises ``MissingAPIError`` naming what is missing and the feature gate(s) to enable
     (``GenericWorkload`` for Workload/PodGroup v1beta1, ``CompositePodGroup`` for
-    CompositePodGroup v1alpha3, ``WorkloadWithJob`` for a Job with ``spec.scheduling``, which
-    is probed with a dry-run create). What is served is cached per ``api_client``.
+    CompositePodGroup v1alpha3 and for a Workload with ``compositePodGroupTemplates``,
+    ``WorkloadWithJob`` for a Job with ``spec.scheduling``, which is probed with a dry-run
+    create). What is served is cached per ``api_client``.
     """
     await check(Transport(api_client, retry), [as_document(o) for o in objects])
 

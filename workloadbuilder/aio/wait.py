@@ -6,7 +6,7 @@ import asyncio
 import math
 from collections.abc import Mapping
 from contextlib import aclosing
-from typing import Any
+from typing import Any, Final
 
 from workloadbuilder.api.scheduling_v1alpha3 import CompositePodGroup
 from workloadbuilder.api.scheduling_v1beta1 import PodGroup
@@ -14,11 +14,15 @@ from workloadbuilder.api.scheduling_v1beta1 import PodGroup
 from ._groups import GroupLike, condition, condition_type, group_ref, group_resource
 from ._queries import Pacer, read_listing
 from ._resources import parse
+from ._snapshot import Snapshot
 from ._transport import RetryPolicy, Transport
 from ._watch import RELIST, about, watch_events
-from .errors import APIError, ObjectRef
+from .diagnose import Verdict, verdict_of
+from .errors import APIError, MissingAPI, MissingAPIError, ObjectRef
 
 __all__ = ["NotScheduledError", "wait_scheduled"]
+
+_VERDICT_SECONDS: Final = 5.0
 
 
 class NotScheduledError(TimeoutError):
@@ -27,17 +31,28 @@ class NotScheduledError(TimeoutError):
     ``status``, ``reason`` and ``message`` are those of its ``...InitiallyScheduled``
     condition (``"False"``, ``Unschedulable`` / ``SchedulerError`` / ``Invalid``, the
     scheduler's message); all ``None`` when the scheduler wrote nothing, as it does while a
-    gang waits for its members to exist. ``exists`` is False when the group itself is missing.
+    gang waits for its members to exist and on a composite's children. ``exists`` is False
+    when the group itself is missing. ``verdict`` is :func:`diagnose`'s at the deadline (``None``
+    if it could not be read); ``blocking`` the children that keep a composite from being placed.
     """
 
-    def __init__(self, group: ObjectRef, timeout: float, obj: Mapping[str, Any] | None) -> None:
-        self.group, self.exists = group, obj is not None
+    def __init__(
+        self,
+        group: ObjectRef,
+        timeout: float,
+        obj: Mapping[str, Any] | None,
+        verdict: Verdict | None = None,
+    ) -> None:
+        self.group, self.exists, self.verdict = group, obj is not None, verdict
+        self.blocking: tuple[ObjectRef, ...] = verdict.blocking if verdict else ()
         wanted = condition_type(group.kind)
         found = condition(obj, wanted) if obj is not None else None
         self.status: str | None = found.get("status") if found else None
         self.reason: str | None = found.get("reason") if found else None
         self.message: str | None = found.get("message") if found else None
-        if obj is None:
+        if verdict is not None and obj is not None:
+            why = f"{verdict.state}: {verdict.summary}"
+        elif obj is None:
             why = "it does not exist; create it (pods naming a missing group stay Pending)"
         elif found is None:
             why = (
@@ -68,8 +83,10 @@ async def wait_scheduled(
     ``api_client`` is a kubernetes-asyncio ``ApiClient`` or a ``kubernetes.aio`` one. The group
     is watched, not polled: a watch that expires (410) is followed by a fresh list, a watch the
     server ends or a dropped connection is resumed from the last resourceVersion seen; lists
-    are retried by ``retry``. Raises :class:`NotScheduledError` at the deadline, with the
-    condition's reason and message.
+    are retried by ``retry``. Raises ``MissingAPIError`` (naming the feature gate) when the
+    group's API is not served, and :class:`NotScheduledError` at the deadline, with the
+    condition's reason and message and :func:`diagnose`'s verdict (for a composite: which
+    children block it, and why).
     """
     ref = group_ref(group)
     transport = Transport(api_client, retry)
@@ -128,7 +145,23 @@ async def wait_scheduled(
                             return _model(ref, latest)
                 await pacer.next_round(progressed=seen)  # an empty or refused watch: no spin
     except TimeoutError:
-        raise NotScheduledError(ref, timeout, latest) from None
+        raise NotScheduledError(ref, timeout, latest, await _verdict(transport, ref)) from None
+    except APIError as exc:
+        if exc.status == 404:  # the group's API is not served: name its feature gate
+            missing = MissingAPI(
+                resource.group, resource.version, resource.plural, resource.gates, resource.hint
+            )
+            raise MissingAPIError([missing]) from None
+        raise
+
+
+async def _verdict(transport: Transport, ref: ObjectRef) -> Verdict | None:
+    """The verdict at the deadline, read within a few seconds; ``None`` if it cannot be."""
+    try:
+        async with asyncio.timeout(_VERDICT_SECONDS):
+            return verdict_of(await Snapshot.read(transport, ref.namespace), ref)
+    except (TimeoutError, APIError, MissingAPIError):
+        return None
 
 
 def _watch_error(ref: ObjectRef, status: Mapping[str, Any]) -> APIError:

@@ -163,4 +163,9 @@ async def delete_workload(client: Any, namespace: str, name: str) -> list[str]:
     if await read_workload(client, namespace, name) is None:
         raise ClusterError([f'Workload "{name}" not found in namespace "{namespace}"'])
     deleted = await aio.delete(client, name, namespace=namespace)
-    return [f"{ref.kind.lower()}.scheduling.k8s.io/{ref.name} deleted" for ref in deleted]
+    held = {t.object: t for t in deleted.terminating}
+    return [
+        f"{ref.kind.lower()}.scheduling.k8s.io/{ref.name} "
+        + (f"terminating: {held[ref].why}; {held[ref].action}" if ref in held else "deleted")
+        for ref in deleted
+    ]

@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.tree import Tree
 
 from ..api.scheduling_v1beta1 import CompositePodGroupTemplate, PodGroupTemplate, Workload
+from ..counts import GANG_NEVER_FORMS, GROUPS_NEVER_MET
 from ..spec import LoadedSpec, SpecLeaf
 
 __all__ = ["GroupOutline", "outline", "render"]
@@ -59,8 +60,7 @@ def _group(template: Template, replicas: Mapping[str, int | None]) -> GroupOutli
             threshold = sum(thresholds[:k])
             if k > len(children):
                 warnings.append(
-                    f"minGroupCount {k} is more than its {len(children)} groups:"
-                    " it can never be met"
+                    f"minGroupCount {k} is more than its {len(children)} groups: {GROUPS_NEVER_MET}"
                 )
         else:
             policy = "basic: each group is scheduled on its own"
@@ -74,8 +74,7 @@ def _group(template: Template, replicas: Mapping[str, int | None]) -> GroupOutli
             threshold = leaf_gang.min_count
             if count is not None and count < leaf_gang.min_count:
                 warnings.append(
-                    f"only {count} replicas for minCount {leaf_gang.min_count}:"
-                    " the gang can never form"
+                    f"only {count} replicas for minCount {leaf_gang.min_count}: {GANG_NEVER_FORMS}"
                 )
         else:
             policy = "basic: each pod is scheduled on its own"
@@ -123,8 +122,11 @@ def render(spec: LoadedSpec, workload: Workload) -> Tree:
     groups = outline(spec, workload)
     for group in groups:
         _branch(tree, group)
-    total = sum(g.threshold for g in groups)
-    tree.add(f"[bold]{total} pod(s) must exist before the scheduler even looks[/]")
+    if len(groups) == 1:
+        total = groups[0].threshold
+        tree.add(f"[bold]{total} pod(s) must exist before the scheduler even looks[/]")
+    else:
+        tree.add(f"[bold]{len(groups)} independent groups: each is scheduled on its own[/]")
     return tree
 
 

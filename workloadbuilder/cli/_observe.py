@@ -10,7 +10,7 @@ from typing import Any
 from rich.tree import Tree
 
 from .. import aio
-from ._cluster import ClusterError, read_workload
+from ._cluster import ClusterError
 
 __all__ = [
     "GroupStatus",
@@ -33,6 +33,8 @@ class GroupStatus:
     present: int
     required: int | None
     summary: str
+    cause: str = ""
+    """Why members are not placed (``diagnose``'s ``Verdict.cause``), or ``""``."""
 
     def to_dict(self) -> dict[str, Any]:
         """The row as plain JSON."""
@@ -44,6 +46,7 @@ class GroupStatus:
             "present": self.present,
             "required": self.required,
             "summary": self.summary,
+            "cause": self.cause,
         }
 
 
@@ -70,7 +73,9 @@ async def _list(client: Any, namespace: str, version: str, plural: str) -> list[
 
 async def workload_status(client: Any, namespace: str, name: str) -> list[GroupStatus]:
     """Every group stamped from Workload ``name``, with what the scheduler is doing with it."""
-    if await read_workload(client, namespace, name) is None:
+    # raises MissingAPIError (the gate to enable) when the scheduling API is not served
+    workload = await aio.diagnose(client, aio.ObjectRef("Workload", namespace, name))
+    if workload.state is aio.GroupState.MISSING:
         raise ClusterError([f'Workload "{name}" not found in namespace "{namespace}"'])
     rows = []
     for kind, version, plural in _GROUPS:
@@ -89,27 +94,38 @@ async def workload_status(client: Any, namespace: str, name: str) -> list[GroupS
                     verdict.present,
                     verdict.required,
                     verdict.summary,
+                    verdict.cause,
                 )
             )
     return rows
 
 
 async def diagnose_group(client: Any, namespace: str, name: str, kind: str | None) -> Any:
-    """The verdict on group ``name``: a PodGroup, else a CompositePodGroup of that name."""
-    kinds = [kind] if kind else ["PodGroup", "CompositePodGroup"]
-    verdicts = []
+    """The verdict on ``name``: a PodGroup, else a CompositePodGroup, else a Workload of that
+    name (its groups' verdicts). A group that does not exist gives its ``Missing`` verdict
+    when pods name it; ``ClusterError`` when nothing of that name is known."""
+    kinds = [kind] if kind else ["PodGroup", "CompositePodGroup", "Workload"]
+    missing = []
     for candidate in kinds:
-        group = {"kind": candidate, "metadata": {"name": name, "namespace": namespace}}
-        verdict = await aio.diagnose(client, group)
-        if verdict.state != aio.GroupState.MISSING:
+        verdict = await aio.diagnose(client, aio.ObjectRef(candidate, namespace, name))
+        if verdict.state is not aio.GroupState.MISSING:
             return verdict
-        verdicts.append(verdict)
-    return verdicts[0]
+        missing.append(verdict)
+    named = next((v for v in missing if v.members or v.children), None)
+    if named is not None:
+        return named  # pods (or child groups) name it: the verdict says what to create
+    what = " or ".join(kinds)
+    raise ClusterError([f'no {what} "{name}" in namespace "{namespace}"'])
 
 
 def render_verdict(verdict: Any) -> Tree:
     """A verdict as a tree: the state and why, the members, the children."""
-    required = "" if verdict.required is None else f" ({verdict.present} of {verdict.required})"
+    if verdict.group.kind == "Workload":
+        required = f" ({verdict.running} of {verdict.present} groups scheduled)"
+    elif verdict.required is None:
+        required = ""
+    else:
+        required = f" ({verdict.present} of {verdict.required})"
     tree = Tree(f"[bold]{verdict.group}[/]: {verdict.state}{required}")
     tree.add(verdict.summary)
     if verdict.reason or verdict.message:
@@ -119,11 +135,18 @@ def render_verdict(verdict: Any) -> Tree:
         where = f"on {member.node}" if member.node else "not placed"
         problem = f", {member.problem}: {member.detail}" if member.problem else ""
         tree.add(f"pod {member.name}: {member.phase or 'Pending'}, {where}{problem}")
+    if verdict.cause and verdict.cause not in verdict.summary:
+        tree.add(f"why: {verdict.cause}")
     blocking = {str(b) for b in verdict.blocking}
+    keeps = (
+        "not scheduled"
+        if verdict.group.kind == "Workload"
+        else "keeps minGroupCount from being met"
+    )
     for child in verdict.children:
         branch = render_verdict(child)
         if str(child.group) in blocking:
-            branch.label = f"{branch.label} [bold yellow](keeps minGroupCount from being met)[/]"
+            branch.label = f"{branch.label} [bold yellow]({keeps})[/]"
         tree.add(branch)
     return tree
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..api.scheduling_v1alpha3 import CompositePodGroup
 from ..api.scheduling_v1beta1 import PodGroup, Workload
+from ..counts import GANG_NEVER_FORMS
 from ..field import ErrorList, FieldError, FieldPath
 from ..runtime import set_scheduling_group
 from ..spec import DocumentError, LoadedSpec, SpecLeaf, read_documents
@@ -33,7 +34,8 @@ class GroupVerdict:
     name: str
     template: str
     verdict: str
-    """``placed``, ``waiting for members`` or ``unschedulable``."""
+    """``placed``, ``waiting for members``, ``pending`` or ``unschedulable``: ``diagnose``'s
+    Scheduled, WaitingForMembers, Pending, Unschedulable."""
     detail: str
 
     def to_dict(self) -> dict[str, str]:
@@ -191,11 +193,23 @@ def _pods(spec: LoadedSpec, group: PodGroup) -> list[dict[str, Any]]:
     return pods
 
 
+_WORDS = {
+    "Scheduled": "placed",
+    "WaitingForMembers": "waiting for members",
+    "Unschedulable": "unschedulable",
+    "Pending": "pending",
+}
+"""``diagnose``'s states as ``simulate`` words them (one pass leaves no Degraded or Preempted)."""
+
+
 async def simulate(spec: LoadedSpec, nodes: list[SimNode]) -> list[GroupVerdict]:
     """Create the spec's objects and pods on a fresh local API server, run one scheduling pass,
-    and say what happened to each group."""
+    and say what happened to each group, as ``diagnose`` tells it."""
+    from .. import aio  # the async helpers: loaded with the local API server
+
     objects = spec.objects()
     namespace = spec.options.namespace
+    replicas = {n.name: n.replicas for _, n, _ in spec.nodes() if isinstance(n, SpecLeaf)}
     async with FakeAPIServer() as server:
         if server.get_object("", "v1", "namespaces", None, namespace) is None:
             server.create_object(
@@ -204,54 +218,54 @@ async def simulate(spec: LoadedSpec, nodes: list[SimNode]) -> list[GroupVerdict]
                 "namespaces",
                 {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}},
             )
-        pods_of: dict[str, list[str]] = {}
         for obj in objects:
             group, version, plural = _WHERE[type(obj)]
             server.create_object(group, version, plural, obj.to_dict())
             if isinstance(obj, PodGroup):
-                pods = _pods(spec, obj)
-                pods_of[obj.metadata.name or ""] = [p["metadata"]["name"] for p in pods]
-                for pod in pods:
+                for pod in _pods(spec, obj):
                     server.create_object("", "v1", "pods", pod)
-        result = await GangSimulator(server, nodes).step()
-    verdicts = []
-    for obj in objects:
-        if isinstance(obj, Workload):
-            continue
-        name = obj.metadata.name or ""
-        template = obj.spec.workload_ref.template_name if obj.spec.workload_ref else ""
-        kind = type(obj).__name__
-        condition = result.conditions.get(f"{kind} {namespace}/{name}")
-        members = [f"{namespace}/{p}" for p in pods_of.get(name, [])]
-        verdicts.append(_verdict(obj, kind, name, template, condition, result.bound, members))
+        await GangSimulator(server, nodes).step()
+        verdicts = []
+        async with server.api_client() as api:
+            for obj in objects:
+                if isinstance(obj, Workload):
+                    continue
+                template = obj.spec.workload_ref.template_name if obj.spec.workload_ref else ""
+                verdict = await aio.diagnose(api, obj)
+                verdicts.append(_row(verdict, template, replicas.get(template)))
     return verdicts
 
 
-def _verdict(
-    obj: PodGroup | CompositePodGroup,
-    kind: str,
-    name: str,
-    template: str,
-    condition: tuple[str, str, str] | None,
-    bound: Mapping[str, str],
-    pods: list[str],
-) -> GroupVerdict:
-    if condition is not None and condition[0] == "True":
-        if isinstance(obj, PodGroup):
-            placed = [p for p in pods if p in bound]
-            nodes = sorted({bound[p] for p in placed})
-            detail = f"{len(placed)} of {len(pods)} pod(s) bound to {', '.join(nodes)}"
-        else:
-            detail = "enough of its groups were placed together"
-        return GroupVerdict(kind, name, template, "placed", detail)
-    if condition is not None:
-        return GroupVerdict(
-            kind, name, template, "unschedulable", f"{condition[1]}: {condition[2]}"
-        )
-    gang = obj.spec.scheduling_policy.gang if isinstance(obj, PodGroup) else None
-    if gang is not None:
+def _row(verdict: Any, template: str, replicas: int | None) -> GroupVerdict:
+    """One group's row: the verdict in ``simulate``'s words, and why."""
+    kind, state = verdict.group.kind, str(verdict.state)
+    word = _WORDS.get(state, state)
+    if state == "Scheduled" and kind == "PodGroup":
+        placed = [m for m in verdict.members if m.node]
+        nodes = sorted({m.node for m in placed})
+        detail = f"{len(placed)} of {len(verdict.members)} pod(s) bound to {', '.join(nodes)}"
+        if verdict.extras:
+            detail += f"; {len(verdict.extras)} beyond minCount still pending"
+    elif state == "Scheduled":
+        detail = "enough of its groups were placed together"
+    elif state == "WaitingForMembers" and kind == "PodGroup":
         detail = (
-            f"{len(pods)} of minCount {gang.min_count} pods exist; the scheduler waits for the rest"
+            f"{verdict.present} of minCount {verdict.required} pods exist;"
+            " the scheduler waits for the rest"
         )
-        return GroupVerdict(kind, name, template, "waiting for members", detail)
-    return GroupVerdict(kind, name, template, "waiting for members", "no pods to schedule yet")
+        if replicas is not None and verdict.required is not None and replicas < verdict.required:
+            detail += f" (only {replicas} replicas: {GANG_NEVER_FORMS})"
+    elif state == "WaitingForMembers":
+        detail = (
+            f"{verdict.present} of minGroupCount {verdict.required} child groups can be tried;"
+            f" {verdict.cause or 'the others are missing'}"
+        )
+    elif kind == "PodGroup" and verdict.cause:
+        detail = verdict.cause
+    elif verdict.reason:
+        detail = f"{verdict.reason}: {verdict.message}" + (
+            f"; {verdict.cause}" if verdict.cause else ""
+        )
+    else:
+        detail = verdict.summary
+    return GroupVerdict(kind, verdict.group.name, template, word, detail)

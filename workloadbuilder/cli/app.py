@@ -172,7 +172,7 @@ def explain(spec: SpecArg) -> None:
     Each group, its minimum, what must fit together, disruption, topology, shared claims, and
     how many pods must exist before the scheduler even looks.
     """
-    loaded = _load(spec)
+    loaded = _load(spec).relaxed()  # counts that can never be met are its warnings
     _objects(loaded)
     _out().print(_explain.render(loaded, loaded.builder().build_workload()))
 
@@ -200,7 +200,7 @@ def simulate(spec: SpecArg, nodes: NodesOpt, output: OutputOpt = Output.table) -
     """
     from . import _simulate  # the local API server: loaded only for this command
 
-    loaded = _load(spec)
+    loaded = _load(spec).relaxed()  # a count that can never be met shows as waiting
     _objects(loaded)
     errors = _simulate.spec_errors(loaded)
     if errors:
@@ -396,10 +396,10 @@ def status(
     if output is not Output.table:
         _emit([{"groups": [r.to_dict() for r in rows]}], output)
         return
-    table = Table("GROUP", "KIND", "STATE", "MEMBERS", "SUMMARY", box=None, pad_edge=False)
+    table = Table("GROUP", "KIND", "STATE", "MEMBERS", "WHY", box=None, pad_edge=False)
     for r in rows:
         members = f"{r.present}/{r.required}" if r.required is not None else str(r.present)
-        table.add_row(r.template, r.kind, r.state, members, r.summary)
+        table.add_row(r.template, r.kind, r.state, members, r.cause or r.summary)
     _print_table(table)
 
 
@@ -411,18 +411,24 @@ def diagnose(
     namespace: NamespaceOpt = "default",
     kind: Annotated[
         str | None,
-        typer.Option("--kind", help="PodGroup or CompositePodGroup (default: whichever exists)."),
+        typer.Option(
+            "--kind",
+            help="PodGroup, CompositePodGroup or Workload (default: whichever exists).",
+        ),
     ] = None,
     kubeconfig: KubeconfigOpt = None,
     context: ContextOpt = None,
     request_timeout: RequestTimeoutOpt = "30s",
 ) -> None:
     """Print the verdict on group NAME: missing, waiting for members, pending, unschedulable,
-    scheduled, degraded or preempted, with the evidence (members, conditions, children)."""
+    scheduled, degraded or preempted, with the evidence (members, conditions, children).
+
+    NAME may be a Workload: its groups' verdicts. Exit 1 when NAME is missing.
+    """
     from . import _observe
 
-    if kind not in (None, "PodGroup", "CompositePodGroup"):
-        fail(f"--kind must be PodGroup or CompositePodGroup, not {kind!r}", USAGE)
+    if kind not in (None, "PodGroup", "CompositePodGroup", "Workload"):
+        fail(f"--kind must be PodGroup, CompositePodGroup or Workload, not {kind!r}", USAGE)
     verdict = _on_cluster(
         kubeconfig,
         context,
@@ -430,6 +436,8 @@ def diagnose(
         request_timeout,
     )
     _out().print(_observe.render_verdict(verdict))
+    if verdict.state == "Missing":
+        raise typer.Exit(INVALID)
 
 
 @app.command(epilog="Example: workloadbuilder inspect -n ml-training -o json")
