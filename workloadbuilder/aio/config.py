@@ -46,5 +46,48 @@ async def new_client(
         if ca_file is not None:
             files["cert_filename"] = os.fspath(ca_file)
         config.load_incluster_config(client_configuration=configuration, **files)  # type: ignore[no-untyped-call]
-        return ApiClient(configuration)
-    return await config.new_client_from_config(config_file=path, context=context)
+        return without_env_lookups(ApiClient(configuration))
+    return without_env_lookups(
+        await config.new_client_from_config(config_file=path, context=context)
+    )
+
+
+# The proxy schemes aiohttp reads from the environment (``aiohttp.helpers.proxies_from_env``).
+_PROXY_SCHEMES = ("http", "https", "ws", "wss")
+
+
+def _env_configures_proxy_or_netrc() -> bool:
+    """Whether aiohttp, trusting the environment, could find a proxy or a netrc file: a
+    ``*_proxy`` setting (``urllib.request.getproxies()``, as aiohttp reads it) or a netrc file
+    (``$NETRC``, else ``~/.netrc``; ``~/_netrc`` on Windows)."""
+    import urllib.request
+    from pathlib import Path
+
+    if any(scheme in _PROXY_SCHEMES for scheme in urllib.request.getproxies()):
+        return True
+    netrc = os.environ.get("NETRC")
+    if netrc is not None:
+        return True
+    try:
+        home = Path.home()
+    except RuntimeError:
+        return False
+    return (home / ("_netrc" if os.name == "nt" else ".netrc")).exists()
+
+
+def without_env_lookups(client: Any) -> Any:
+    """``client``, its session told not to consult the environment when the environment
+    configures no proxy and no netrc file.
+
+    kubernetes-asyncio makes its session with ``trust_env=True``, for which aiohttp looks up
+    the proxy settings and reads the netrc file, each in a thread, on every request; with
+    neither configured that finds nothing, so skipping it changes no request. A proxy in the
+    kubeconfig is given per request and stays in use. Checked once, when the client is made."""
+    session: Any = getattr(getattr(client, "rest_client", None), "pool_manager", None)
+    if (
+        getattr(session, "trust_env", False) is True
+        and hasattr(session, "_trust_env")
+        and not _env_configures_proxy_or_netrc()
+    ):
+        session._trust_env = False  # aiohttp's own flag: the session has no setter
+    return client

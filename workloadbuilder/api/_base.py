@@ -218,9 +218,10 @@ class DeferredModel(K8sModel):
     validated only when first used.
 
     ``_deferred(data)`` keeps ``data`` (what ``model_validate`` would be given) and, if given,
-    a function that makes its ``to_dict()`` form: ``to_dict()`` copies it, and the first other use (an attribute, ``==``, ``repr``,
-    ``model_dump``, a copy, pickling, nesting in another model) validates it into the object,
-    exactly as ``model_validate(data)`` would have, and drops it. A kept input therefore never
+    a function that makes its ``to_dict()`` form: ``to_dict()`` copies it, and the first other
+    use (an attribute, ``==``, ``repr``, ``model_dump``, a copy, pickling, nesting in another
+    model) validates it into the object, exactly as ``model_validate(data)`` would have, and
+    drops it. A kept input therefore never
     goes stale: the object can only change once it has been validated.
     """
 
