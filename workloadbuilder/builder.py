@@ -213,7 +213,7 @@ class Builder:
 
     def new_pod_group(self, pod_group_name: str, template_name: str) -> PodGroup:
         """A PodGroup of the template ``template_name`` (at any depth of the tree)."""
-        sweep = self._sweeps[PodGroup].get(template_name)
+        sweep = self._sweeps[PodGroup].get(template_name) if type(template_name) is str else None
         if sweep is not None and type(pod_group_name) is str:
             spec, rest, to_json = sweep  # as _stamped() makes it, from a compiled template
             return PodGroup._deferred(

@@ -141,3 +141,25 @@ def test_json_factory_refuses_what_is_not_a_plain_literal(bad: Any) -> None:
     assert json_factory({"a": [{"b": bad}]}, []) is None
     assert json_factory({1: "a"}, []) is None  # type: ignore[dict-item]
     assert json_factory({"a": 1}, [("b",)]) is None  # a hole that is not in the sample
+
+
+def _error(builder: Builder, method: str, name: Any, template: Any) -> tuple[str, str]:
+    try:
+        getattr(builder, method)(name, template)
+    except Exception as exc:
+        return type(exc).__name__, str(exc)
+    return "no error", ""
+
+
+@given(bad=st.one_of(st.none(), st.integers(), st.lists(st.text(), max_size=1), st.text()))
+@settings(max_examples=60, deadline=None, database=None)
+def test_a_compiled_template_refuses_what_a_fresh_builder_refuses(bad: Any) -> None:
+    from test_core_deferred import _release
+
+    swept, fresh = _release(), _release()
+    for i in range(_COMPILE_AFTER + 1):
+        swept.new_pod_group(f"n-{i}", "workers")
+    for name, template in [(bad, "workers"), ("x", bad), (bad, bad)]:
+        for method in ("new_pod_group", "new_composite_pod_group"):
+            ours = _error(swept, method, name, template)
+            assert ours == _error(fresh, method, name, template)
