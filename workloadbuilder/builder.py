@@ -269,7 +269,9 @@ class Builder:
 
     def _stamp_spec(self, template_name: str, *, leaf: bool) -> dict[str, Any]:
         """The spec every runtime object of ``template_name`` shares (never changed)."""
-        self._resolved_workload()
+        if not self._leaf_stamps and not self._composite_stamps:
+            # Until a first stamp: then the Workload is compiled and the options stay fixed.
+            self._resolved_workload()
         document = self._document()
         metadata, spec = document.get("metadata") or {}, document["spec"]
         if not self._leaf_stamps and not self._composite_stamps:
@@ -294,8 +296,9 @@ class Builder:
                 "templateName": template["name"],
             }
         }
-        fields = _POD_GROUP_SPEC_FIELDS if leaf else _COMPOSITE_SPEC_FIELDS
-        stamped.update((key, template[key]) for key in fields if key in template)
+        for key in _POD_GROUP_SPEC_FIELDS if leaf else _COMPOSITE_SPEC_FIELDS:
+            if key in template:
+                stamped[key] = template[key]
         return stamped
 
     def _document(self) -> dict[str, Any]:

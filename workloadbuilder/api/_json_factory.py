@@ -30,24 +30,33 @@ def json_factory(sample: dict[str, Any], holes: Collection[_Path]) -> JsonFactor
     ``dict``, ``list``, ``str``, ``int``, ``bool``, ``None`` and finite ``float`` values (or a
     hole's path is not in it).
 
-    The copy is built by one compiled expression, so it shares nothing with ``sample`` or
-    with other copies but the immutable scalars."""
+    The copy is built by one compiled expression (a flat object of several members copied
+    from a private constant), so it shares nothing with ``sample`` or with other copies but
+    the immutable scalars."""
     wanted = set(holes)
+    # Flat objects of several members are copied from a private constant (a copy of a table
+    # is faster than inserting its keys one by one); everything else is a literal.
+    constants: dict[str, Any] = {"__builtins__": {}}
     try:
-        source = _source(sample, (), wanted)
+        source = _source(sample, (), wanted, constants)
     except _NotLiteral:
         return None
     if wanted:
         return None
     namespace: dict[str, Any] = {}
-    # Only literals and ``data[...]`` lookups: every key and scalar is an exact ``str`` (or
-    # number, bool, None) written with ``repr``, which Python reads back as the same value.
-    exec(f"def factory(data):\n    return {source}\n", {"__builtins__": {}}, namespace)
+    # Only literals, ``data[...]`` lookups and copies of the constants: every key and scalar
+    # is an exact ``str`` (or number, bool, None) written with ``repr``, which Python reads
+    # back as the same value.
+    exec(f"def factory(data):\n    return {source}\n", constants, namespace)
     factory: JsonFactory = namespace["factory"]
     return factory
 
 
-def _source(value: Any, path: _Path, holes: set[_Path]) -> str:
+# Members from which a flat object is copied from a constant rather than written out.
+_COPIED_FROM = 4
+
+
+def _source(value: Any, path: _Path, holes: set[_Path], constants: dict[str, Any]) -> str:
     """The Python expression of ``value`` at ``path`` (holes read from ``data``)."""
     if path in holes:
         holes.discard(path)
@@ -55,13 +64,20 @@ def _source(value: Any, path: _Path, holes: set[_Path]) -> str:
     kind = type(value)
     if kind is dict:
         parts = []
+        flat = len(value) >= _COPIED_FROM and not any(h[: len(path)] == path for h in holes)
         for key, item in value.items():
             if type(key) is not str:
                 raise _NotLiteral
-            parts.append(f"{key!r}: {_source(item, (*path, key), holes)}")
+            member = _source(item, (*path, key), holes, constants)
+            flat = flat and type(item) is not dict and type(item) is not list
+            parts.append(f"{key!r}: {member}")
+        if flat:
+            name = f"_c{len(constants)}"
+            constants[name] = dict(value)
+            return f"{name}.copy()"
         return "{" + ", ".join(parts) + "}"
     if kind is list:
-        items = (_source(item, (*path, i), holes) for i, item in enumerate(value))
+        items = (_source(item, (*path, i), holes, constants) for i, item in enumerate(value))
         return "[" + ", ".join(items) + "]"
     if kind is str or kind is bool or value is None:
         return repr(value)
