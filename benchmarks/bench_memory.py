@@ -81,6 +81,7 @@ def main() -> None:
                 held["dicts"] / count,
                 held["used"] / count,
                 unit="bytes per object",
+                target=1.5,
                 scale=1,
             ),
         ],

@@ -1,13 +1,15 @@
-"""Benchmark: stamping many PodGroups from one template, next to hand-written dicts and the
-official ``kubernetes`` 37 models.
+"""Benchmark: stamping many PodGroups from one template, next to hand-written dicts,
+lightkube's models and the official ``kubernetes`` 37 models.
 
 Run: ``python -m benchmarks.bench_stamp [--count N] [--repeats N]``
 
 A sweep stamps one PodGroup per execution: ``count`` calls of
 ``builder.new_pod_group(name, "workers").to_dict()`` on a built Builder. The baselines build
-the same JSON (same names from ``generate_pod_group_name``, same fields): by hand as dicts, and
-with the official client's models (constructed from the template's official models, serialised
-with ``ApiClient.sanitize_for_serialization``, what that client sends on the wire).
+the same JSON (same names from ``generate_pod_group_name``, same fields): by hand as dicts,
+with lightkube's models (``lightkube-models`` 1.37, the ``bench`` extra: a PodGroup resource made
+per object from the template's shared parts, serialised with its ``to_dict()``), and with the
+official client's models (made the same way, serialised with
+``ApiClient.sanitize_for_serialization``, what that client sends on the wire).
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from __future__ import annotations
 from typing import Any
 
 import kubernetes.client as official
+from lightkube.models import meta_v1 as lightkube_meta
+from lightkube.models import scheduling_v1beta1 as lightkube_scheduling
+from lightkube.resources.scheduling_v1beta1 import PodGroup as LightkubePodGroup
 
 from benchmarks._harness import Case, Row, arguments, measure, print_table
 from workloadbuilder import Builder, BuildOptions, SchedulingPolicyOption, gang, leaf
@@ -72,6 +77,33 @@ def dicts(count: int, names: list[str] | None = None) -> list[dict[str, Any]]:
     ]
 
 
+def lightkube_models(count: int) -> list[dict[str, Any]]:
+    policy = lightkube_scheduling.PodGroupSchedulingPolicy(
+        gang=lightkube_scheduling.GangSchedulingPolicy(minCount=4)
+    )
+    constraints = lightkube_scheduling.PodGroupSchedulingConstraints(
+        topology=[lightkube_scheduling.TopologyConstraint(key=RACK)]
+    )
+    owner = lightkube_meta.OwnerReference(**OWNER)
+    return [
+        LightkubePodGroup(
+            metadata=lightkube_meta.ObjectMeta(
+                name=pod_group_name(WORKLOAD, f"run-{i}"),
+                namespace="ml-training",
+                ownerReferences=[owner],
+            ),
+            spec=lightkube_scheduling.PodGroupSpec(
+                workloadRef=lightkube_scheduling.WorkloadReference(
+                    workloadName=WORKLOAD, templateName="workers"
+                ),
+                schedulingPolicy=policy,
+                schedulingConstraints=constraints,
+            ),
+        ).to_dict()
+        for i in range(count)
+    ]
+
+
 def official_models(count: int) -> list[dict[str, Any]]:
     client = official.ApiClient()
     policy = official.V1beta1PodGroupSchedulingPolicy(
@@ -114,11 +146,15 @@ def main() -> None:
     args = arguments(__doc__.split("\n\n")[0], count=10_000)
     built = builder()
     count = args.count
-    assert sdk(built, count) == dicts(count) == official_models(count), "the three sides differ"
+    expected = dicts(count)
+    assert sdk(built, count) == expected, "the SDK and the dicts differ"
+    assert lightkube_models(count) == expected, "lightkube and the dicts differ"
+    assert official_models(count) == expected, "the official models and the dicts differ"
     times = measure(
         [
             Case("dicts", lambda: dicts(count)),
             Case("sdk", lambda: sdk(built, count)),
+            Case("lightkube", lambda: lightkube_models(count)),
             Case("official", lambda: official_models(count)),
         ],
         repeats=args.repeats,
@@ -127,7 +163,8 @@ def main() -> None:
     print_table(
         "stamping a sweep",
         [
-            Row(what, "hand-written dicts", times["dicts"], times["sdk"], target=2),
+            Row(what, "hand-written dicts", times["dicts"], times["sdk"], target=1.5),
+            Row(what, "lightkube 1.37 models", times["lightkube"], times["sdk"], target=1.0),
             Row(what, "official kubernetes 37 models", times["official"], times["sdk"], target=0.5),
         ],
     )

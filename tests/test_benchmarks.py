@@ -24,6 +24,25 @@ def test_every_row_of_the_issue_is_benchmarked() -> None:
     } <= set(names())
 
 
+# Each target row: its module, what its line names, the target it prints.
+TARGET_ROWS = {
+    "benchmarks.bench_stamp": [
+        ("hand-written dicts", "<= 1.5x"),
+        ("lightkube 1.37 models", "<= 1x"),
+    ],
+    "benchmarks.bench_core": [
+        ("release Workload (1 composite + 2 leaves): validate + build + stamp", "<= 5x"),
+        ("widest 4-level tree (73 composites, 512 leaves): validate + build + stamp", "<= 5x"),
+    ],
+    "benchmarks.bench_import": [
+        ("import lightkube.resources.scheduling_v1beta1", "<= 0.8x"),
+        ("import kubernetes.client", "<= 0.4x"),
+    ],
+    "benchmarks.bench_memory": [("each used once (validated)", "<= 1.5x")],
+    "benchmarks.bench_aio_apply": [("apply() through aio.new_client()", "<= 1.25x")],
+}
+
+
 @pytest.mark.parametrize("module", names())
 def test_benchmark_smoke_run_prints_its_table(module: str) -> None:
     run = subprocess.run(
@@ -38,3 +57,8 @@ def test_benchmark_smoke_run_prints_its_table(module: str) -> None:
     assert "| path | baseline |" in run.stdout
     assert "x |" in run.stdout  # a ratio
     assert f"reproduce: python -m {module} --smoke" in run.stdout
+    lines = run.stdout.splitlines()
+    for named, target in TARGET_ROWS.get(module, []):
+        rows = [line for line in lines if named in line and f"| {target} |" in line]
+        assert rows, (named, target)
+        assert all(row.endswith(("| met |", "| MISSED |")) for row in rows), rows

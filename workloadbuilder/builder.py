@@ -10,6 +10,8 @@ from pydantic import ValidationError
 from ._formats import parse_group_version
 from ._gorender import go_quote
 from .api import client_json
+from .api._base import DeferredModel, deferred_json
+from .api._json_factory import JsonFactory, json_factory
 from .api.meta_v1 import ObjectMeta, OwnerReference
 from .api.scheduling_v1alpha3 import CompositePodGroup
 from .api.scheduling_v1beta1 import (
@@ -45,6 +47,10 @@ class _NoParent:
 
 
 _NO_PARENT = _NoParent()
+# Stamps of one template on one Builder after which their to_dict() is compiled (a sweep).
+_COMPILE_AFTER = 8
+_Stamped = TypeVar("_Stamped", PodGroup, CompositePodGroup)
+_Sweep = tuple[dict[str, Any], dict[str, Any], JsonFactory]
 _Parent = str | None | _NoParent
 
 
@@ -144,6 +150,16 @@ class Builder:
         self._composite_stamps: dict[str, dict[str, Any]] = {}
         self._owner_json: dict[str, Any] | None = None
         self._stamp_namespace: str | None = None
+        # Stamps of each template by kind, and the templates stamped often enough to have
+        # their to_dict() compiled: the shared spec, the rest of the metadata, the function.
+        self._stamp_counts: dict[type[DeferredModel], dict[str, int]] = {
+            PodGroup: {},
+            CompositePodGroup: {},
+        }
+        self._sweeps: dict[type[DeferredModel], dict[str, _Sweep]] = {
+            PodGroup: {},
+            CompositePodGroup: {},
+        }
 
     @property
     def root(self) -> WorkloadItem | tuple[WorkloadItem, ...] | None:
@@ -224,11 +240,33 @@ class Builder:
 
     def new_pod_group(self, pod_group_name: str, template_name: str) -> PodGroup:
         """A PodGroup of the template ``template_name`` (at any depth of the tree)."""
-        return PodGroup._deferred(self._stamped(pod_group_name, template_name, leaf=True))
+        sweep = self._sweeps[PodGroup].get(template_name) if type(template_name) is str else None
+        if sweep is not None and type(pod_group_name) is str:
+            spec, rest, to_json = sweep  # as _stamped() makes it, from a compiled template
+            return PodGroup._deferred(
+                {"metadata": {"name": pod_group_name, **rest}, "spec": spec}, to_json
+            )
+        return self._stamp(PodGroup, pod_group_name, template_name)
 
     def new_composite_pod_group(self, name: str, template_name: str) -> CompositePodGroup:
         """A CompositePodGroup of ``template_name``; the caller sets its parent, if any."""
-        return CompositePodGroup._deferred(self._stamped(name, template_name, leaf=False))
+        return self._stamp(CompositePodGroup, name, template_name)
+
+    def _stamp(self, kind: type[_Stamped], name: str, template_name: str) -> _Stamped:
+        """A runtime object of ``template_name``; once the template has been stamped
+        ``_COMPILE_AFTER`` times by this Builder (a sweep), its ``to_dict()`` is compiled and
+        later stamps of it take the short way of ``new_pod_group()``."""
+        data = self._stamped(name, template_name, leaf=kind is PodGroup)
+        counts = self._stamp_counts[kind]
+        count = counts[template_name] = counts.get(template_name, 0) + 1
+        if count != _COMPILE_AFTER or type(name) is not str:
+            return kind._deferred(data)
+        # A stamp's JSON is the template's, which never changes, but for its name.
+        to_json = json_factory(deferred_json(kind, data), [("metadata", "name")])
+        if to_json is not None:
+            rest = {k: v for k, v in data["metadata"].items() if k != "name"}
+            self._sweeps[kind][template_name] = (data["spec"], rest, to_json)
+        return kind._deferred(data, to_json)
 
     def _stamped(
         self, name: str, template_name: str, *, leaf: bool, parent: _Parent = _NO_PARENT
@@ -258,7 +296,9 @@ class Builder:
 
     def _stamp_spec(self, template_name: str, *, leaf: bool) -> dict[str, Any]:
         """The spec every runtime object of ``template_name`` shares (never changed)."""
-        self._resolved_workload()
+        if not self._leaf_stamps and not self._composite_stamps:
+            # Until a first stamp: then the Workload is compiled and the options stay fixed.
+            self._resolved_workload()
         document = self._document()
         metadata, spec = document.get("metadata") or {}, document["spec"]
         if not self._leaf_stamps and not self._composite_stamps:
@@ -283,8 +323,9 @@ class Builder:
                 "templateName": template["name"],
             }
         }
-        fields = _POD_GROUP_SPEC_FIELDS if leaf else _COMPOSITE_SPEC_FIELDS
-        stamped.update((key, template[key]) for key in fields if key in template)
+        for key in _POD_GROUP_SPEC_FIELDS if leaf else _COMPOSITE_SPEC_FIELDS:
+            if key in template:
+                stamped[key] = template[key]
         return stamped
 
     def _document(self) -> dict[str, Any]:

@@ -52,8 +52,11 @@ def test_extras_are_as_decided() -> None:
     assert _names(extras["cli"]) == {"typer", "rich", "workloadbuilder"}
     assert "workloadbuilder[aio]" in extras["cli"]
     assert _names(extras["docs"]) == {"mkdocs-material", "mkdocstrings"}
+    # The benchmarks' lightkube baseline: the 1.37 models, which have scheduling v1beta1.
+    assert _names(extras["bench"]) == {"lightkube-models", "lightkube"}
+    assert "lightkube-models>=1.37.0.8,<1.38" in extras["bench"]
     # [dev] installs everything: every other extra, the test tools and the oracles.
-    assert "workloadbuilder[aio,testing,cli,docs]" in extras["dev"]
+    assert "workloadbuilder[aio,testing,cli,docs,bench]" in extras["dev"]
     for tool in ("pytest", "pytest-asyncio", "hypothesis", "mypy", "ruff", "nox", "syrupy"):
         assert tool in _names(extras["dev"]), tool
     assert {"kubernetes-validate", "kubernetes", "lightkube", "kr8s", "kopf"} <= _names(

@@ -91,7 +91,7 @@ def _in_cluster(
             f"in-cluster configuration (token {token}, CA {ca}): {exc}"
             " (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT name the API server)"
         ) from None
-    return ApiClient(configuration)
+    return without_env_lookups(ApiClient(configuration))
 
 
 async def _from_kubeconfig(paths: Sequence[str], context: str | None, exec_timeout: float) -> Any:
@@ -111,7 +111,7 @@ async def _from_kubeconfig(paths: Sequence[str], context: str | None, exec_timeo
         )
         loader.exec_timeout, loader.where = exec_timeout, checked.where(name)
         await loader.load_and_set(configuration)
-        return ApiClient(configuration)
+        return without_env_lookups(ApiClient(configuration))
     except KubeconfigError:
         raise
     except Exception as exc:  # the loader's messages may quote an entry: say what, not that
@@ -164,3 +164,44 @@ def _loader_class() -> type[Any]:
 
     _LOADER = BoundedExecLoader
     return _LOADER
+
+
+# The proxy schemes aiohttp reads from the environment (``aiohttp.helpers.proxies_from_env``).
+_PROXY_SCHEMES = ("http", "https", "ws", "wss")
+
+
+def _env_configures_proxy_or_netrc() -> bool:
+    """Whether aiohttp, trusting the environment, could find a proxy or a netrc file: a
+    ``*_proxy`` setting (``urllib.request.getproxies()``, as aiohttp reads it) or a netrc file
+    (``$NETRC``, else ``~/.netrc``; ``~/_netrc`` on Windows)."""
+    import urllib.request
+    from pathlib import Path
+
+    if any(scheme in _PROXY_SCHEMES for scheme in urllib.request.getproxies()):
+        return True
+    netrc = os.environ.get("NETRC")
+    if netrc is not None:
+        return True
+    try:
+        home = Path.home()
+    except RuntimeError:
+        return False
+    return (home / ("_netrc" if os.name == "nt" else ".netrc")).exists()
+
+
+def without_env_lookups(client: Any) -> Any:
+    """``client``, its session told not to consult the environment when the environment
+    configures no proxy and no netrc file.
+
+    kubernetes-asyncio makes its session with ``trust_env=True``, for which aiohttp looks up
+    the proxy settings and reads the netrc file, each in a thread, on every request; with
+    neither configured that finds nothing, so skipping it changes no request. A proxy in the
+    kubeconfig is given per request and stays in use. Checked once, when the client is made."""
+    session: Any = getattr(getattr(client, "rest_client", None), "pool_manager", None)
+    if (
+        getattr(session, "trust_env", False) is True
+        and hasattr(session, "_trust_env")
+        and not _env_configures_proxy_or_netrc()
+    ):
+        session._trust_env = False  # aiohttp's own flag: the session has no setter
+    return client
