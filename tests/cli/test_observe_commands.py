@@ -41,7 +41,7 @@ async def test_status_and_diagnose_follow_the_gang(fake_apiserver: FakeAPIServer
     scheduled = await cli(server, "status", WORKLOAD, "-n", NS)
     assert scheduled.exit_code == 0
     (line,) = scheduled.stdout.splitlines()[1:]
-    assert line.split()[:4] == ["workers", "PodGroup", "Scheduled", "4/4"]
+    assert line.split()[:5] == [GROUP_NAME, "workers", "PodGroup", "Scheduled", "4/4"]
 
     verdict = await cli(server, "diagnose", GROUP_NAME, "-n", NS)
     assert verdict.exit_code == 0, verdict.output
