@@ -2,11 +2,39 @@
 1.36 manifests, and (with a cluster) apply, watch, diagnose and delete.
 
 Exit codes: 0 success; 1 the input is invalid or something is wrong on the cluster; 2 the
-command line is wrong or a file cannot be read.
+command line is wrong or a file cannot be read. It needs the ``[cli]`` extra; without it the
+command prints one line naming it (exit 2).
 """
 
 from __future__ import annotations
 
-from .app import app, main
+import sys
+from typing import TYPE_CHECKING, Any
+
+from workloadbuilder._extras import missing_message, require
+
+if TYPE_CHECKING:
+    from .app import app
 
 __all__ = ["app", "main"]
+
+_MISSING = missing_message("cli", "the workloadbuilder command")
+
+
+def main() -> None:
+    """The console script."""
+    if _MISSING is not None:
+        sys.stderr.write(f"error: {_MISSING}\n")
+        sys.exit(2)
+    from .app import main as run
+
+    run()
+
+
+def __getattr__(name: str) -> Any:
+    if name != "app":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    require("cli", "workloadbuilder.cli")
+    from .app import app
+
+    return app

@@ -13,7 +13,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
-from workloadbuilder.testing.server import FakeAPIServer
+from workloadbuilder._extras import missing_message
 
 _STEP_SECONDS = 0.5  # between simulator passes with --simulate
 
@@ -25,6 +25,8 @@ def _namespace(name: str) -> dict[str, object]:
 async def serve(*, simulate: bool, port: int = 0, namespaces: Sequence[str] = ()) -> None:
     """Start a server (and a gang simulator when asked) with ``namespaces`` created, print
     its kubeconfig, wait for a signal."""
+    from workloadbuilder.testing.server import FakeAPIServer
+
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -96,6 +98,9 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> None:
     """Parse the command line and serve."""
     args = parser().parse_args(argv)
+    missing = missing_message("testing", "python -m workloadbuilder.testing")
+    if missing is not None:
+        sys.exit(f"error: {missing}")
     try:
         asyncio.run(serve(simulate=args.simulate, port=args.port, namespaces=args.namespace))
     except OSError as exc:  # the port is taken, say
