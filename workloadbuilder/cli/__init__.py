@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from workloadbuilder._extras import missing_message, require
 
-if TYPE_CHECKING:
-    from .app import app
-
 __all__ = ["app", "main"]
 
 _MISSING = missing_message("cli", "the workloadbuilder command")
+
+if TYPE_CHECKING or _MISSING is None:
+    from .app import app
 
 
 def main() -> None:
@@ -26,15 +26,11 @@ def main() -> None:
     if _MISSING is not None:
         sys.stderr.write(f"error: {_MISSING}\n")
         sys.exit(2)
-    from .app import main as run
-
-    run()
+    app()
 
 
 def __getattr__(name: str) -> Any:
-    if name != "app":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    require("cli", "workloadbuilder.cli")
-    from .app import app
-
-    return app
+    """Without the extra, ``app`` names it."""
+    if name == "app":
+        require("cli", "workloadbuilder.cli")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
