@@ -19,7 +19,11 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "reference.md"
 
 SECTIONS = [
-    ("workloadbuilder", "The SDK", "The models, the tree, the Builder, validation, names, the Job."),
+    (
+        "workloadbuilder",
+        "The SDK",
+        "The models, the tree, the Builder, validation, names, the Job.",
+    ),
     (
         "workloadbuilder.aio",
         "Async helpers",
@@ -30,7 +34,11 @@ SECTIONS = [
         "Testing",
         "The test API server and the gang simulator (`pip install 'workloadbuilder[testing]'`).",
     ),
-    ("workloadbuilder.api", "Models of the upstream API", "Every upstream type, per group/version."),
+    (
+        "workloadbuilder.api",
+        "Models of the upstream API",
+        "Every upstream type, per group/version.",
+    ),
 ]
 EXTRA_MODULES = [
     ("workloadbuilder.testing.plugin", "pytest fixtures", ["KubeCluster"]),
@@ -39,7 +47,14 @@ EXTRA_MODULES = [
     (
         "workloadbuilder.spec",
         "Spec files",
-        ["load_spec", "parse_spec", "spec_json_schema", "LoadedSpec", "SpecError", "WorkloadSpecFile"],
+        [
+            "load_spec",
+            "parse_spec",
+            "spec_json_schema",
+            "LoadedSpec",
+            "SpecError",
+            "WorkloadSpecFile",
+        ],
     ),
 ]
 

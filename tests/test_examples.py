@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -156,3 +157,22 @@ def test_observe_gang_prints_each_verdict_on_the_four_situations() -> None:
     assert states == ["WaitingForMembers", "Unschedulable", "Scheduled", "Degraded"]
     waits = [line for line in result.stdout.splitlines() if "wait_scheduled" in line]
     assert "reason Unschedulable" in waits[1] and "returned" in waits[2]
+
+
+@pytest.mark.parametrize("example", ["elastic_resize.py", "asyncio_reconciler.py"])
+def test_a_cluster_example_without_a_cluster_says_which_kubeconfig_it_looked_for(
+    example: str, tmp_path: Path
+) -> None:
+    missing = tmp_path / "no-such-kubeconfig"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KUBERNETES_")}
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / example)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**env, "KUBECONFIG": str(missing)},
+    )
+    assert result.returncode == 1
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"error: no cluster: no kubeconfig at {missing} ")

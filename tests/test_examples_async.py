@@ -159,6 +159,15 @@ async def test_the_kopf_operator_reconciles_runs(fake_apiserver: FakeAPIServer) 
         stored = fake_apiserver.get_object(*RUNS, NS, "resnet") or {}
         # kopf keeps each handler's return value in the run's status
         assert any(key.startswith("reconcile_run") for key in stored.get("status", {}))
+        (group,) = pod_groups(fake_apiserver)
+        # no pod exists yet: the verdict written back says the gang waits for its members
+        verdicts = stored["status"]["reconcile_run"]["verdicts"]
+        assert verdicts == {group["metadata"]["name"]: "WaitingForMembers"}
+        fake_apiserver.delete_object(*RUNS, NS, "resnet")
+        await eventually(
+            lambda: not fake_apiserver.list_objects(SCHEDULING, "v1beta1", "workloads", NS)
+        )
+        assert pod_groups(fake_apiserver) == []
     finally:
         process.send_signal(signal.SIGTERM)
         _, err = await asyncio.wait_for(process.communicate(), 30)
