@@ -96,7 +96,7 @@ def test_the_sdist_holds_its_tests_and_they_run_from_it(sdist: Path, tmp_path: P
         "-q",
         "-p",
         "no:cacheprovider",
-        "tests/test_naming.py",
+        "tests/test_reference.py",
         "tests/cli/test_commands.py::test_every_command_has_help_with_an_example",
         cwd=unpacked,
     )
