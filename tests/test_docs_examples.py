@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-BLOCK = re.compile(r"((?:<!-- [a-z]+ -->\n)*)```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
+BLOCK = re.compile(r"((?:<!-- [a-z-]+ -->\n)*)```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
 def blocks(page: str, kind: str | None = None) -> list[str]:
@@ -65,6 +65,23 @@ def test_the_pytest_examples_pass_in_an_empty_project(page: str, tmp_path: Path)
     assert "Unclosed" not in result.stdout + result.stderr
 
 
+def test_the_kopf_page_tests_the_operator_from_the_repository(tmp_path: Path) -> None:
+    (test,) = write(tmp_path, "kopf.md", "pytest-repo", "test_")
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")  # pytest's defaults, not the project's
+    args = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-c",
+        str(tmp_path / "pytest.ini"),
+    ]
+    result = run([*args, "--rootdir", str(tmp_path), str(test)], ROOT)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "1 passed" in result.stdout
+
+
 def test_the_programs_run_and_close_their_clients(tmp_path: Path) -> None:
     files = write(tmp_path, "testing.md", "program", "")
     assert len(files) >= 2
@@ -85,6 +102,7 @@ def test_the_documented_python_passes_mypy_strict(tmp_path: Path) -> None:
         *write(tmp_path, "testing.md", "program", "program_"),
         *write(tmp_path, "fixtures.md", "pytest", "test_"),
         *write(tmp_path, "models.md", "typed", "typed_"),
+        *write(tmp_path, "kopf.md", "pytest-repo", "test_"),
     ]
     for page in EXECUTED:  # each page's blocks run in one namespace, in order
         joined = tmp_path / f"page_{page.removesuffix('.md').replace('-', '_')}.py"
