@@ -18,14 +18,17 @@ MODULES = [
 ]
 
 
-def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "generate_reference", ROOT / "docs" / "generate_reference.py"
-    )
+def _docs_module(name: str) -> ModuleType:
+    """A script of docs/ (not a package), loaded by path."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "docs" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _generator() -> ModuleType:
+    return _docs_module("generate_reference")
 
 
 def test_the_page_is_what_the_generator_writes() -> None:
@@ -61,12 +64,6 @@ def test_a_function_named_as_its_submodule_is_the_function() -> None:
 
 
 def test_roles_become_code_spans() -> None:
-    roles = importlib.util.spec_from_file_location(
-        "griffe_roles", ROOT / "docs" / "griffe_roles.py"
-    )
-    assert roles is not None and roles.loader is not None
-    module = importlib.util.module_from_spec(roles)
-    roles.loader.exec_module(module)
-    assert module.plain(
+    assert _docs_module("griffe_roles").plain(
         ":func:`fixture_dicts` and :class:`~workloadbuilder.testing.FakeAPIServer`"
     ) == ("`fixture_dicts` and `FakeAPIServer`")
