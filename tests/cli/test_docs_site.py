@@ -59,6 +59,10 @@ def test_the_site_builds_strictly_without_warnings(tmp_path: Path) -> None:
         for name in importlib.import_module(module).__all__:
             assert f"{module}.{name}\n" in reference or f"{module}.{name}</code>" in reference, name
     assert not re.search(r":(func|class|data|meth|attr|mod|exc):`", reference)
+    # a class's public methods, a dataclass's fields with their defaults
+    for method in ("apply", "resize", "delete", "reconcile", "wait_scheduled"):
+        assert f'id="workloadbuilder.aio.client.Client.{method}"' in reference
+    assert 'id="workloadbuilder.aio._transport.RetryPolicy.attempts"' in reference
     # the signature of a function that shares its name with its module, typed and formatted
     assert re.search(r"field_manager</span><span[^>]*>:</span>", reference)
     # a dark/light toggle; search that works from the files (offline plugin); no web fonts

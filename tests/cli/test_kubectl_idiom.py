@@ -46,8 +46,18 @@ def test_version_and_shell_completion(runner: CliRunner) -> None:
     )
     helped = runner.invoke(app, ["--help"]).stdout
     assert "--install-completion" in helped and "--show-completion" in helped
-    shown = runner.invoke(app, ["--show-completion", "bash"], prog_name="workloadbuilder")
-    assert shown.exit_code == 0 and "complete" in shown.stdout
+    # what the installed completion script asks the command (shell detection aside)
+    for words, expected in (
+        ("workloadbuilder sta", "status\n"),
+        ("workloadbuilder migrate --to ", "v1beta1\nv1alpha3\n"),
+    ):
+        env = {
+            "_WORKLOADBUILDER_COMPLETE": "complete_bash",
+            "COMP_WORDS": words,
+            "COMP_CWORD": str(len(words.split(" ")) - 1),
+        }
+        completed = runner.invoke(app, [], prog_name="workloadbuilder", env=env)
+        assert (completed.exit_code, completed.stdout) == (0, expected), completed.output
 
 
 @pytest.mark.parametrize("command_name", COMMANDS)
