@@ -3,25 +3,35 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import enum
 import importlib.metadata
-import json
 import sys
-import tempfile
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, TextIO, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
-import yaml
-from rich.console import Console
 from rich.table import Table
 
 from ..migration import migrate as migrate_documents
-from ..spec import DocumentError, LoadedSpec, SpecError, dump_schema, load_spec, read_documents
+from ..spec import DocumentError, dump_schema, read_documents
 from . import _explain
+from ._io import (
+    INVALID,
+    USAGE,
+    Format,
+    Output,
+    emit,
+    err,
+    fail,
+    load,
+    objects,
+    out,
+    print_errors,
+    print_table,
+    read_bytes,
+    spec_path,
+)
 from ._look import Command, Group
 
 __all__ = ["app", "main"]
@@ -37,10 +47,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-
-INVALID = 1
-USAGE = 2
-STDIN = "-"
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -70,126 +76,6 @@ def _root(
     if ctx.invoked_subcommand is None:  # no command: the help, as kubectl does
         sys.stdout.write(ctx.get_help() + "\n")
         raise typer.Exit()
-
-
-class Format(enum.StrEnum):
-    """Formats of Kubernetes objects."""
-
-    yaml = "yaml"
-    json = "json"
-
-
-class Output(enum.StrEnum):
-    """Formats of a report."""
-
-    table = "table"
-    yaml = "yaml"
-    json = "json"
-
-
-def _tolerant(stream: TextIO) -> TextIO:
-    """``stream``, writing what its encoding cannot (a lone surrogate) as a backslash escape."""
-    reconfigure = getattr(stream, "reconfigure", None)
-    if callable(reconfigure):
-        reconfigure(errors="backslashreplace")
-    return stream
-
-
-def _out() -> Console:
-    """Standard output; not cropped to 80 columns when piped."""
-    stdout = _tolerant(sys.stdout)
-    return Console(file=stdout, highlight=False, width=None if stdout.isatty() else 1000)
-
-
-def _wide() -> Console:
-    """Standard output for tables: never cropped nor folded, on a terminal too (as kubectl)."""
-    return Console(file=_tolerant(sys.stdout), highlight=False, width=100_000)
-
-
-def _err() -> Console:
-    return Console(file=_tolerant(sys.stderr), soft_wrap=True, highlight=False)
-
-
-def fail(message: str, code: int = INVALID) -> NoReturn:
-    """Print a one-line error and exit with ``code``."""
-    _err().print(f"error: {message}", markup=False)
-    raise typer.Exit(code)
-
-
-def _read_bytes(path: Path) -> bytes:
-    """The file's bytes; ``-`` is standard input."""
-    try:
-        return sys.stdin.buffer.read() if str(path) == STDIN else path.read_bytes()
-    except OSError as exc:
-        fail(f"cannot read {path}: {exc.strerror or exc}", USAGE)
-
-
-@contextmanager
-def _as_file(path: Path) -> Iterator[Path]:
-    """``path``, or standard input's bytes in a temporary file when it is ``-``."""
-    if str(path) != STDIN:
-        yield path
-        return
-    with tempfile.TemporaryDirectory(prefix="workloadbuilder-") as tmp:
-        copy = Path(tmp) / "stdin"
-        copy.write_bytes(_read_bytes(path))
-        yield copy
-
-
-def _spec_path(spec: Path | None, filename: Path | None) -> Path:
-    """The one spec file of a command: ``SPEC`` or ``-f FILE``."""
-    if (spec is None) == (filename is None):
-        fail("give one spec file: -f FILE (or - for standard input), or SPEC", USAGE)
-    return spec or filename  # type: ignore[return-value]
-
-
-def _load(path: Path) -> LoadedSpec:
-    source = "<stdin>" if str(path) == STDIN else str(path)
-    with _as_file(path) as readable:
-        try:
-            loaded = load_spec(readable)
-        except OSError as exc:
-            fail(f"cannot read {path}: {exc.strerror or exc}", USAGE)
-        except SpecError as exc:
-            exc.source = source
-            _print_errors(exc)
-            raise typer.Exit(INVALID) from None
-    return dataclasses.replace(loaded, source=source)
-
-
-def _print_errors(exc: SpecError) -> None:
-    console = _err()
-    for line in exc.located():
-        console.print(line, markup=False)
-
-
-def _print_table(table: Table) -> None:
-    """A table on standard output, without the padding after the last column."""
-    console = _wide()
-    with console.capture() as captured:
-        console.print(table)
-    text = "".join(line.rstrip() + "\n" for line in captured.get().splitlines())
-    stdout = _tolerant(sys.stdout)
-    stdout.write(text)
-    stdout.flush()
-
-
-def _objects(spec: LoadedSpec) -> list[Any]:
-    """The spec's Workload and runtime objects; its errors printed and exit 1 if invalid."""
-    try:
-        return list(spec.objects())
-    except SpecError as exc:
-        _print_errors(exc)
-        raise typer.Exit(INVALID) from None
-
-
-def _emit(documents: Iterable[Any], output: Format | Output) -> None:
-    docs = list(documents)
-    if output == "json":
-        body = docs[0] if len(docs) == 1 else {"apiVersion": "v1", "kind": "List", "items": docs}
-        sys.stdout.write(json.dumps(body, indent=2) + "\n")
-    else:
-        sys.stdout.write(yaml.safe_dump_all(docs, sort_keys=False, default_flow_style=False))
 
 
 SpecArg = Annotated[
@@ -229,7 +115,7 @@ def build(spec: SpecArg = None, filename: FileOpt = None, output: FormatOpt = Fo
     Every object of one execution, parents first (Workload, CompositePodGroups, PodGroups), as
     a YAML stream for `kubectl apply --server-side -f -`, or as a JSON `List`.
     """
-    _emit([o.to_dict() for o in _objects(_load(_spec_path(spec, filename)))], output)
+    emit([o.to_dict() for o in objects(load(spec_path(spec, filename)))], output)
 
 
 @command(epilog="Example: workloadbuilder validate examples/specs/training.yaml")
@@ -239,12 +125,12 @@ def validate(spec: SpecArg = None, filename: FileOpt = None) -> None:
     Every error is printed at the spec's own path, `FILE:LINE: field: message`; exit 1 if
     there is any.
     """
-    loaded = _load(_spec_path(spec, filename))
+    loaded = load(spec_path(spec, filename))
     errors = loaded.validate()
     if errors:
-        _print_errors(loaded.error(errors))
+        print_errors(loaded.error(errors))
         raise typer.Exit(INVALID)
-    _out().print(f"{loaded.source}: valid", markup=False)
+    out().print(f"{loaded.source}: valid", markup=False)
 
 
 @command(epilog="Example: workloadbuilder explain examples/specs/release.yaml")
@@ -254,9 +140,9 @@ def explain(spec: SpecArg = None, filename: FileOpt = None) -> None:
     Each group, its minimum, what must fit together, disruption, topology, shared claims, and
     how many pods must exist before the scheduler even looks.
     """
-    loaded = _load(_spec_path(spec, filename))
-    _objects(loaded)
-    _out().print(_explain.render(loaded, loaded.builder().build_workload()))
+    loaded = load(spec_path(spec, filename))
+    objects(loaded)
+    out().print(_explain.render(loaded, loaded.builder().build_workload()))
 
 
 NodesOpt = Annotated[
@@ -288,11 +174,11 @@ def simulate(
     """
     from . import _simulate  # the local API server: loaded only for this command
 
-    loaded = _load(_spec_path(spec, filename))
-    _objects(loaded)
+    loaded = load(spec_path(spec, filename))
+    objects(loaded)
     errors = _simulate.spec_errors(loaded)
     if errors:
-        _print_errors(loaded.error(errors))
+        print_errors(loaded.error(errors))
         raise typer.Exit(INVALID)
     try:
         sim_nodes = _simulate.load_nodes(nodes)
@@ -305,9 +191,9 @@ def simulate(
         table = Table("GROUP", "KIND", "VERDICT", "WHY", box=None, pad_edge=False)
         for v in verdicts:
             table.add_row(v.template, v.kind, v.verdict, v.detail)
-        _print_table(table)
+        print_table(table)
     else:
-        _emit([{"groups": [v.to_dict() for v in verdicts]}], output)
+        emit([{"groups": [v.to_dict() for v in verdicts]}], output)
     if any(v.verdict != "placed" for v in verdicts):
         raise typer.Exit(INVALID)
 
@@ -357,18 +243,18 @@ def migrate(
     sources: list[str] = []
     for path in paths:
         try:
-            loaded = [d for d in read_documents(_read_bytes(path)) if d is not None]
+            loaded = [d for d in read_documents(read_bytes(path)) if d is not None]
         except DocumentError as exc:
             fail(f"{path}:{exc.line}: {exc.message}", INVALID)
         documents.extend(loaded)
         sources.extend(str(path) for _ in loaded)
     result = migrate_documents(documents, target=to.value)
-    console = _err()
+    console = err()
     for finding in result.findings:
         console.print(f"{sources[finding.document]}: {finding}", markup=False)
     if not result.ok:  # a half-migrated stream is never written
         raise typer.Exit(INVALID)
-    _emit(result.documents, output)
+    emit(result.documents, output)
 
 
 # -- the cluster of the current kubeconfig ---------------------------------------------------
@@ -433,8 +319,8 @@ def _workload(
         fail("give the Workload: NAME, or -f SPEC (- for standard input)", USAGE)
     if name is not None:
         return _namespace(namespace, kubeconfig, context), name
-    spec = _load(filename)  # type: ignore[arg-type]
-    _objects(spec)
+    spec = load(filename)  # type: ignore[arg-type]
+    objects(spec)
     if namespace is not None and namespace != spec.options.namespace:
         fail(
             f"the namespace from the spec ({spec.options.namespace}) does not match"
@@ -450,7 +336,7 @@ def _on_cluster(kubeconfig: str | None, context: str | None, work: Callable[[Any
     try:
         return asyncio.run(_cluster.run(_connection(kubeconfig, context), work))
     except _cluster.ClusterError as exc:
-        console = _err()
+        console = err()
         for i, line in enumerate(exc.lines):
             console.print(f"error: {line}" if i == 0 else line, markup=False)
         raise typer.Exit(INVALID) from None
@@ -495,14 +381,14 @@ def apply(
     """
     from . import _cluster
 
-    objects = _objects(_load(_spec_path(spec, filename)))
-    progress = _cluster.new_progress(_err(), enabled=sys.stderr.isatty())
+    to_apply = objects(load(spec_path(spec, filename)))
+    progress = _cluster.new_progress(err(), enabled=sys.stderr.isatty())
 
     async def work(client: Any) -> list[str]:
         with progress:
             return await _cluster.apply_objects(
                 client,
-                objects,
+                to_apply,
                 field_manager=field_manager,
                 force=force,
                 dry_run=dry_run is DryRun.server,
@@ -510,7 +396,7 @@ def apply(
             )
 
     for line in _on_cluster(kubeconfig, context, work):
-        _out().print(line, markup=False)
+        out().print(line, markup=False)
 
 
 @command(
@@ -540,7 +426,7 @@ def delete(
         lambda c: _cluster.delete_workload(c, ns, workload, ignore_not_found=ignore_not_found),
     )
     for line in lines:
-        _out().print(line, markup=False)
+        out().print(line, markup=False)
 
 
 def _status_table(rows: Iterable[Any], *, header: bool = True) -> Table:
@@ -590,10 +476,10 @@ def status(
 
     def show(rows: list[Any], header: bool) -> None:
         if output is not Output.table:
-            _emit([{"groups": [r.to_dict() for r in rows]}], output)
+            emit([{"groups": [r.to_dict() for r in rows]}], output)
             sys.stdout.flush()
         elif rows or header:
-            _print_table(_status_table(rows, header=header))
+            print_table(_status_table(rows, header=header))
 
     async def work(client: Any) -> None:
         rows = await _observe.workload_status(client, ns, workload)
@@ -638,7 +524,7 @@ def diagnose(
         context,
         lambda c: _observe.diagnose_group(c, ns, name, kind.value if kind else None),
     )
-    _out().print(_observe.render_verdict(verdict))
+    out().print(_observe.render_verdict(verdict))
 
 
 @command(epilog="Example: workloadbuilder inspect -n ml-training -o json")
@@ -658,14 +544,14 @@ def inspect(
     findings = _on_cluster(kubeconfig, context, lambda c: _observe.inspect_namespace(c, ns))
     rows = _observe.as_rows(findings)
     if output is not Output.table:
-        _emit([{"findings": rows}], output)
+        emit([{"findings": rows}], output)
     elif not rows:
-        _out().print(f"no findings in namespace {ns}", markup=False)
+        out().print(f"no findings in namespace {ns}", markup=False)
     else:
         table = Table("SEVERITY", "FINDING", "OBJECT", "WHAT", "TO DO", box=None, pad_edge=False)
         for r in rows:
             table.add_row(r["severity"], r["kind"], r["object"], r["message"], r["action"])
-        _print_table(table)
+        print_table(table)
     if rows:
         raise typer.Exit(INVALID)
 
