@@ -16,6 +16,7 @@ import asyncio
 import sys
 from typing import Any
 
+from kubeconfig import connect
 from kubernetes_asyncio.client import CustomObjectsApi
 from trainingrun import FIELD_MANAGER, GROUP, PLURAL, VERSION, builder_for
 
@@ -43,7 +44,7 @@ async def reconcile_namespace(api_client: Any, namespace: str) -> list[str]:
 
 
 async def main(namespace: str, once: bool, interval: float = 5.0) -> None:
-    async with await aio.new_client() as api_client:
+    async with await connect() as api_client:
         while True:
             for line in await reconcile_namespace(api_client, namespace):
                 print(line, flush=True)

@@ -14,6 +14,8 @@ import asyncio
 import sys
 from typing import Any
 
+from kubeconfig import connect
+
 import workloadbuilder as wb
 from workloadbuilder import aio
 
@@ -45,7 +47,7 @@ def min_count(group: wb.PodGroup) -> int | None:
 async def main(namespace: str) -> None:
     b = builder(namespace)
     objects = [b.build_workload(), *wb.instantiate(b)]
-    async with await aio.new_client() as api_client:
+    async with await connect() as api_client:
         applied = await aio.apply(api_client, objects, field_manager="elastic-example")
         group = applied[-1]
         assert isinstance(group, wb.PodGroup)

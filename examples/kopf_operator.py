@@ -6,7 +6,9 @@ run, so deleting the run deletes them), and the gang's ``minCount`` follows
 ``spec.minAvailable`` (an elastic resize). Then it creates the run's ``spec.workers`` pods,
 each linked to the PodGroup (``set_scheduling_group``), so the scheduler places them as one
 gang. Invalid specs are refused with their errors at the run's own paths; kopf retries them
-after the user fixes the run.
+after the user fixes the run. What the handler returns, the scheduler's verdict on each group
+included, kopf writes to the run's ``status.reconcile_run``. On delete, the Workload and its
+groups are deleted children first, without waiting for the garbage collector.
 
 A second handler watches the PodGroups the runs own and writes what the scheduler decided
 to the run's status subresource: ``status.phase`` is ``Scheduled`` once the group's
@@ -24,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 import kopf
+from kubeconfig import connect
 from kubernetes_asyncio.client import ApiException, CoreV1Api, CustomObjectsApi
 from trainingrun import FIELD_MANAGER, GROUP, PLURAL, VERSION, builder_for
 
@@ -55,13 +58,17 @@ def worker_pod(run: dict[str, Any], index: int, pod_group: wb.PodGroup) -> dict[
     return wb.set_scheduling_group(pod, pod_group)
 
 
+def _run(body: kopf.Body) -> dict[str, Any]:
+    return {"apiVersion": body["apiVersion"], "kind": body["kind"], **dict(body)}
+
+
 @kopf.on.resume(GROUP, VERSION, PLURAL)
 @kopf.on.create(GROUP, VERSION, PLURAL)
 @kopf.on.update(GROUP, VERSION, PLURAL, field="spec")
 async def reconcile_run(body: kopf.Body, **_: Any) -> dict[str, Any]:
     """Bring the run's Workload, PodGroup and pods in line; the outcome goes to its status."""
-    run = {"apiVersion": body["apiVersion"], "kind": body["kind"], **dict(body)}
-    async with await aio.new_client() as api_client:
+    run = _run(body)
+    async with await connect() as api_client:
         result = await aio.reconcile(api_client, builder_for(run), field_manager=FIELD_MANAGER)
         if result.errors:
             raise kopf.PermanentError("; ".join(str(e) for e in result.errors))
@@ -80,12 +87,17 @@ async def reconcile_run(body: kopf.Body, **_: Any) -> dict[str, Any]:
                         raise
                 else:
                     created.append(pod["metadata"]["name"])
+        verdicts = {
+            str(o.metadata.name): str((await aio.diagnose(api_client, o)).state)
+            for o in result.objects
+        }
     return {
         "workload": result.workload.metadata.name if result.workload else None,
         "podGroups": [o.metadata.name for o in result.objects],
         "created": [str(r) for r in result.created],
         "resized": [str(r) for r in result.resized],
         "pods": created,
+        "verdicts": verdicts,  # e.g. {"resnet-...-workers-...": "WaitingForMembers"}
     }
 
 
@@ -115,7 +127,7 @@ async def report_scheduling(body: kopf.Body, **_: Any) -> None:
         "reason": condition.get("reason", ""),
         "message": condition.get("message", ""),
     }
-    async with await aio.new_client() as api_client:
+    async with await connect() as api_client:
         try:
             await CustomObjectsApi(api_client).patch_namespaced_custom_object_status(
                 GROUP,
@@ -129,3 +141,12 @@ async def report_scheduling(body: kopf.Body, **_: Any) -> None:
         except ApiException as exc:
             if exc.status != 404:  # the run is gone: nothing to report to
                 raise
+
+
+@kopf.on.delete(GROUP, VERSION, PLURAL, optional=True)
+async def delete_run(body: kopf.Body, **_: Any) -> None:
+    """Delete the run's Workload and its groups, children first (garbage collection would,
+    later); ``optional``: no finalizer holds the run if the operator is not running."""
+    workload = builder_for(_run(body)).workload()
+    async with await connect() as api_client:
+        await aio.delete(api_client, workload)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -185,3 +186,22 @@ def test_preemption_example_evicts_by_disruption_mode() -> None:
     assert "not eligible due to a terminating pod on the nominated node." in out
     assert "bound ml/inference to node-3" in out and "bound ml/train-0 to node-2" in out
     assert "victims gone before binding: True" in out
+
+
+@pytest.mark.parametrize("example", ["elastic_resize.py", "asyncio_reconciler.py"])
+def test_a_cluster_example_without_a_cluster_says_which_kubeconfig_it_looked_for(
+    example: str, tmp_path: Path
+) -> None:
+    missing = tmp_path / "no-such-kubeconfig"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KUBERNETES_")}
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / example)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**env, "KUBECONFIG": str(missing)},
+    )
+    assert result.returncode == 1
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"error: no cluster: no kubeconfig at {missing} ")

@@ -228,6 +228,24 @@ async def test_the_kopf_operator_reconciles_runs(fake_apiserver: FakeAPIServer, 
             assert [sorted(p) for p in peers(fake_apiserver).values()] == [
                 ["lastseen", "lifetime", "priority"]
             ]
+        # each handler's verdict, as kopf keeps it per handler: on create the 4 pods exist but
+        # the scheduler has not tried them (Pending); after the resize 4 run, minCount 2
+        name = group["metadata"]["name"]
+        assert run_status(fake_apiserver)["reconcile_run"]["verdicts"] == {name: "Pending"}
+        await eventually(
+            lambda: (
+                (run_status(fake_apiserver).get("reconcile_run/spec") or {}).get("verdicts")
+                == {name: "Scheduled"}
+            )
+        )
+        fake_apiserver.delete_object(*RUNS, NS, "resnet")
+        await eventually(
+            lambda: not fake_apiserver.list_objects(SCHEDULING, "v1beta1", "workloads", NS)
+        )
+        # the run's pods were bound: they terminate until the stand-in kubelet removes them,
+        # and only then does PodGroup protection let the group go
+        await simulator.finish_terminating()
+        await eventually(lambda: pod_groups(fake_apiserver) == [])
     finally:
         process.send_signal(signal.SIGTERM)
         _, err = await asyncio.wait_for(process.communicate(), 30)

@@ -157,7 +157,17 @@ def test_schema_prints_the_json_schema(runner: CliRunner) -> None:
             "error: cannot read missing.yaml: No such file or directory",
         ),
         (["simulate", str(TRAINING), "--nodes", "none.yaml"], 2, "error: cannot read none.yaml"),
-        (["migrate", str(TRAINING), "--to", "v1"], 2, "error: --to must be v1beta1 or v1alpha3"),
+        (
+            ["migrate", str(TRAINING), "--to", "v1"],
+            2,
+            "error: Invalid value for '--to': 'v1' is not one of 'v1beta1', 'v1alpha3'",
+        ),
+        (
+            ["build", str(TRAINING), "-o", "xml"],
+            2,
+            "error: Invalid value for '--output' / '-o': 'xml' is not one of 'yaml', 'json'",
+        ),
+        (["build", "--bogus"], 2, "error: No such option: --bogus; see 'workloadbuilder build -h'"),
     ],
 )
 def test_one_line_errors_and_exit_codes(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import subprocess
@@ -48,11 +49,27 @@ def test_the_site_builds_strictly_without_warnings(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "WARNING" not in result.stderr, result.stderr
-    concepts = (tmp_path / "site" / "concepts" / "index.html").read_text()
+    site = tmp_path / "site"
+    concepts = (site / "concepts.html").read_text()
     assert concepts.count('class="mermaid"') == 2
-    reference = (tmp_path / "site" / "reference" / "index.html").read_text()
+    reference = (site / "reference.html").read_text()
     for name in ("workloadbuilder.Builder", "workloadbuilder.migrate", "load_spec"):
         assert name in reference
+    for module in ("workloadbuilder", "workloadbuilder.aio", "workloadbuilder.testing"):
+        for name in importlib.import_module(module).__all__:
+            assert f"{module}.{name}\n" in reference or f"{module}.{name}</code>" in reference, name
+    assert not re.search(r":(func|class|data|meth|attr|mod|exc):`", reference)
+    # a class's public methods, a dataclass's fields with their defaults
+    for method in ("apply", "resize", "delete", "reconcile", "wait_scheduled"):
+        assert f'id="workloadbuilder.aio.client.Client.{method}"' in reference
+    assert 'id="workloadbuilder.aio._transport.RetryPolicy.attempts"' in reference
+    # the signature of a function that shares its name with its module, typed and formatted
+    assert re.search(r"field_manager</span><span[^>]*>:</span>", reference)
+    # a dark/light toggle; search that works from the files (offline plugin); no web fonts
+    index = (site / "index.html").read_text()
+    assert 'data-md-component="palette"' in index and 'data-md-color-scheme="slate"' in index
+    assert (site / "search" / "search_index.js").is_file()
+    assert "fonts.googleapis" not in index
 
 
 FENCE = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)

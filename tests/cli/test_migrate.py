@@ -238,11 +238,22 @@ def test_the_command_reports_findings_on_stderr(runner: CliRunner, tmp_path: Any
     bad.write_text(yaml.safe_dump(pod_group(disruptionMode="Gang")))
     result = runner.invoke(app, ["migrate", str(EXAMPLE), str(bad)])
     assert result.exit_code == 1
-    assert len(list(yaml.safe_load_all(result.stdout))) == 4
+    assert result.stdout == ""  # `migrate old.yaml > new.yaml` never leaves a half-migrated file
     assert result.stderr == (
         f"{bad}: document 3 (PodGroup trainer-workers): error: spec.disruptionMode: Unsupported"
         ' value: "Gang": supported values: "Pod", "PodGroup"\n'
     )
+
+
+def test_the_command_reads_f_and_standard_input_as_kubectl(runner: CliRunner) -> None:
+    by_argument = runner.invoke(app, ["migrate", str(EXAMPLE)])
+    assert by_argument.exit_code == 0, by_argument.output
+    by_option = runner.invoke(app, ["migrate", "-f", str(EXAMPLE), "--to", "v1beta1"])
+    piped = runner.invoke(app, ["migrate", "-f", "-"], input=EXAMPLE.read_bytes())
+    assert by_option.stdout == piped.stdout == by_argument.stdout
+    documents = list(yaml.safe_load_all(EXAMPLE.read_text()))
+    assert len(list(yaml.safe_load_all(by_argument.stdout))) == len(documents)
+    assert runner.invoke(app, ["migrate"]).exit_code == 2
 
 
 def test_lists_from_kubectl_get_are_migrated_item_by_item() -> None:

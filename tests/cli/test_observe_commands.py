@@ -45,7 +45,7 @@ async def test_status_and_diagnose_follow_the_gang(fake_apiserver: FakeAPIServer
     scheduled = await cli(server, "status", WORKLOAD, "-n", NS)
     assert scheduled.exit_code == 0
     (line,) = scheduled.stdout.splitlines()[1:]
-    assert line.split()[:4] == ["workers", "PodGroup", "Scheduled", "4/4"]
+    assert line.split()[:5] == [GROUP_NAME, "workers", "PodGroup", "Scheduled", "4/4"]
 
     verdict = await cli(server, "diagnose", GROUP_NAME, "-n", NS)
     assert verdict.exit_code == 0, verdict.output
@@ -174,8 +174,8 @@ async def test_status_of_a_composite_whose_workers_cannot_fit(
     assert rows["workers"]["cause"] == "2 of 4 members fit; 2 cannot: 2 Insufficient cpu"
     assert "workers" in rows["train"]["cause"]
     table = await cli(server, "status", workload, "-n", NS)
-    line = next(x for x in table.stdout.splitlines() if x.startswith("workers"))
-    assert line.split()[2:4] == ["Unschedulable", "4/4"] and "3 Insufficient" not in line
+    line = next(x for x in table.stdout.splitlines() if x.split()[1] == "workers")
+    assert line.split()[3:5] == ["Unschedulable", "4/4"] and "3 Insufficient" not in line
     assert "2 Insufficient cpu" in line
 
 
@@ -187,8 +187,8 @@ async def test_status_of_a_composite_waiting_for_children_counts_those_that_can_
     assert (await cli(server, "apply", str(SPECS / "release.yaml"))).exit_code == 0
     (root,) = server.list_objects("scheduling.k8s.io", "v1alpha3", "compositepodgroups", NS)
     result = await cli(server, "status", root["spec"]["workloadRef"]["workloadName"], "-n", NS)
-    line = next(x for x in result.stdout.splitlines() if x.startswith("workload-root"))
-    assert line.split()[2:4] == ["WaitingForMembers", "0/2"]  # no child has its pods yet
+    line = next(x for x in result.stdout.splitlines() if x.split()[1] == "workload-root")
+    assert line.split()[3:5] == ["WaitingForMembers", "0/2"]  # no child has its pods yet
 
 
 async def test_inspect_reports_pods_on_a_missing_group(fake_apiserver: FakeAPIServer) -> None:

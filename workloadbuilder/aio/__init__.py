@@ -6,6 +6,10 @@ Put the objects on a cluster and keep them right: ``preflight``, ``apply``, ``re
 Install with ``pip install 'workloadbuilder[aio]'``.
 """
 
+from .._extras import require
+
+require("aio", "workloadbuilder.aio")  # before the imports that need it (ruff: E402 allowed)
+
 from ._transport import RetryPolicy, default_retry
 from .apply import DEFAULT_CONCURRENCY, apply
 from .audit import Finding, FindingKind, Severity, audit

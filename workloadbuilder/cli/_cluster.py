@@ -1,5 +1,6 @@
 """Talking to the cluster of the current kubeconfig, on the SDK's async helpers: the
-connection, its errors as one-line messages, apply with a progress bar, delete."""
+connection and its namespace, its errors as one-line messages, apply with a progress bar,
+delete."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ import os
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 import aiohttp
+import yaml
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from .. import aio
@@ -23,6 +26,7 @@ __all__ = [
     "ClusterError",
     "Connection",
     "apply_objects",
+    "default_namespace",
     "delete_workload",
     "new_progress",
     "read_workload",
@@ -31,8 +35,7 @@ __all__ = [
 
 _T = TypeVar("_T")
 SchedulingObject = Workload | PodGroup | CompositePodGroup
-CHUNK = 16
-"""Objects applied per request batch; the progress bar advances per batch."""
+SERVICE_ACCOUNT_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
 
 
 class ClusterError(Exception):
@@ -74,6 +77,45 @@ def parse_timeout(text: str) -> float | None:
     return seconds or None
 
 
+def _kubeconfig_files(connection: Connection) -> list[Path]:
+    """The kubeconfig files kubectl would merge: ``--kubeconfig``, else ``$KUBECONFIG``'s
+    list, else ``~/.kube/config``."""
+    if connection.kubeconfig:
+        return [Path(connection.kubeconfig).expanduser()]
+    listed = [p for p in os.environ.get("KUBECONFIG", "").split(os.pathsep) if p]
+    return [Path(p).expanduser() for p in listed] or [Path("~/.kube/config").expanduser()]
+
+
+def _read_kubeconfig(path: Path) -> dict[str, Any]:
+    try:
+        loaded = yaml.safe_load(path.read_bytes())
+    except (OSError, yaml.YAMLError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def default_namespace(connection: Connection) -> str:
+    """The namespace kubectl would use: the context's ``namespace`` (the current context
+    unless ``--context`` names one; the first file that sets a value wins, as kubectl merges),
+    else the in-cluster service account's namespace, else ``default``."""
+    configs = [_read_kubeconfig(p) for p in _kubeconfig_files(connection)]
+    if any(configs):
+        current = connection.context or next(
+            (str(c["current-context"]) for c in configs if c.get("current-context")), ""
+        )
+        for config in configs:
+            for entry in config.get("contexts") or []:
+                if isinstance(entry, dict) and entry.get("name") == current:
+                    context = entry.get("context") or {}
+                    namespace = context.get("namespace") if isinstance(context, dict) else None
+                    return str(namespace) if namespace else "default"
+        return "default"
+    try:
+        return SERVICE_ACCOUNT_NAMESPACE.read_text().strip() or "default"
+    except OSError:
+        return "default"
+
+
 async def run(connection: Connection, work: Callable[[Any], Awaitable[_T]]) -> _T:
     """``work(api_client)`` on a client of ``connection``; the SDK's errors as ClusterError."""
     # $KUBECONFIG is read now: kubernetes-asyncio's own default is fixed when it is imported
@@ -100,9 +142,8 @@ async def _run(
         except aio.InvalidObjectError as exc:
             raise ClusterError([str(exc), *(f"  {e}" for e in exc.errors)]) from None
         except aio.ApplyError as exc:
-            lines = [str(exc)]
-            lines += [f"  {ref}: {err}" for ref, err in exc.failures.items()]
-            raise ClusterError(lines) from None
+            total = len(exc.applied) + len(exc.not_applied)
+            raise ClusterError(_apply_failure(exc, len(exc.applied), total)) from None
         except aio.APIError as exc:
             raise ClusterError([_one_line(str(exc))]) from None
         except aiohttp.ClientError as exc:  # from a request sent by the client directly
@@ -126,18 +167,37 @@ async def apply_objects(
     dry_run: bool,
     progress: Progress,
 ) -> list[str]:
-    """Preflight, then server-side apply in order, batch by batch; kubectl-style result lines."""
+    """Preflight, then server-side apply one object after the other, parents first, the
+    progress bar advancing per object; kubectl-style result lines."""
     await aio.preflight(client, objects)
     task = progress.add_task("applying", total=len(objects))
     applied: list[SchedulingObject] = []
-    for start in range(0, len(objects), CHUNK):
-        batch = objects[start : start + CHUNK]
-        applied += await aio.apply(
-            client, batch, field_manager=field_manager, force=force, dry_run=dry_run
-        )
-        progress.advance(task, len(batch))
+    for obj in objects:
+        try:
+            applied += await aio.apply(
+                client, [obj], field_manager=field_manager, force=force, dry_run=dry_run
+            )
+        except aio.ApplyError as exc:
+            raise ClusterError(_apply_failure(exc, len(applied), len(objects))) from None
+        progress.advance(task, 1)
     suffix = " (server dry run)" if dry_run else ""
     return [f"{_resource_name(o)} serverside-applied{suffix}" for o in applied]
+
+
+def _apply_failure(exc: aio.ApplyError, applied: int, total: int) -> list[str]:
+    """What a CLI user reads when an apply stops part-way: the object, why, what to run."""
+    lines = []
+    for ref, err in exc.failures.items():
+        lines.append(f"cannot apply {ref}: {err.message}")
+        if isinstance(err, aio.InvalidObjectError):
+            lines += [f"  {e}" for e in err.errors]
+    if exc.conflicts:
+        lines.append("  --force-conflicts takes these fields over from the other manager")
+    lines.append(
+        f"{applied} of {total} objects applied; fix the cause and run the same"
+        " `workloadbuilder apply` again: it applies the rest and changes nothing else"
+    )
+    return lines
 
 
 def new_progress(console: Any, enabled: bool) -> Progress:
@@ -158,9 +218,14 @@ async def read_workload(client: Any, namespace: str, name: str) -> dict[str, Any
     return await get_document(Transport(client), WORKLOADS, namespace, name)
 
 
-async def delete_workload(client: Any, namespace: str, name: str) -> list[str]:
-    """Delete Workload ``name`` and every group stamped from it, children first."""
+async def delete_workload(
+    client: Any, namespace: str, name: str, *, ignore_not_found: bool = False
+) -> list[str]:
+    """Delete Workload ``name`` and every group stamped from it, children first; a missing
+    Workload is an error unless ``ignore_not_found``."""
     if await read_workload(client, namespace, name) is None:
+        if ignore_not_found:
+            return []
         raise ClusterError([f'Workload "{name}" not found in namespace "{namespace}"'])
     deleted = await aio.delete(client, name, namespace=namespace)
     held = {t.object: t for t in deleted.terminating}

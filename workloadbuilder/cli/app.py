@@ -4,194 +4,170 @@ from __future__ import annotations
 
 import asyncio
 import enum
-import json
+import importlib.metadata
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, TextIO, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
-import yaml
-from rich.console import Console
 from rich.table import Table
 
 from ..migration import migrate as migrate_documents
-from ..spec import DocumentError, LoadedSpec, SpecError, dump_schema, load_spec, read_documents
+from ..spec import DocumentError, dump_schema, read_documents
 from . import _explain
+from ._io import (
+    INVALID,
+    USAGE,
+    Format,
+    Output,
+    emit,
+    err,
+    fail,
+    load,
+    objects,
+    out,
+    print_errors,
+    print_table,
+    read_bytes,
+    spec_path,
+)
+from ._look import Command, Group
 
 __all__ = ["app", "main"]
 
 app = typer.Typer(
     name="workloadbuilder",
+    cls=Group,
     help=(
         "Compile, check and explain Kubernetes 1.37 workload-aware scheduling objects"
         " (Workload, PodGroup, CompositePodGroup) from WorkloadSpec files."
     ),
-    no_args_is_help=True,
     rich_markup_mode="markdown",
-    add_completion=False,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-INVALID = 1
-USAGE = 2
-
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
-class Format(enum.StrEnum):
-    """Formats of Kubernetes objects."""
-
-    yaml = "yaml"
-    json = "json"
+def command(**kwargs: Any) -> Callable[[_F], _F]:
+    """``app.command`` with the plain help of :class:`Command`."""
+    return app.command(cls=Command, **kwargs)
 
 
-class Output(enum.StrEnum):
-    """Formats of a report."""
-
-    table = "table"
-    yaml = "yaml"
-    json = "json"
+def _version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"workloadbuilder {importlib.metadata.version('workloadbuilder')}\n")
+        raise typer.Exit()
 
 
-def _tolerant(stream: TextIO) -> TextIO:
-    """``stream``, writing what its encoding cannot (a lone surrogate) as a backslash escape."""
-    reconfigure = getattr(stream, "reconfigure", None)
-    if callable(reconfigure):
-        reconfigure(errors="backslashreplace")
-    return stream
-
-
-def _out() -> Console:
-    """Standard output; not cropped to 80 columns when piped."""
-    stdout = _tolerant(sys.stdout)
-    return Console(file=stdout, highlight=False, width=None if stdout.isatty() else 1000)
-
-
-def _err() -> Console:
-    return Console(file=_tolerant(sys.stderr), soft_wrap=True, highlight=False)
-
-
-def fail(message: str, code: int = INVALID) -> NoReturn:
-    """Print a one-line error and exit with ``code``."""
-    _err().print(f"error: {message}", markup=False)
-    raise typer.Exit(code)
-
-
-def _load(path: Path) -> LoadedSpec:
-    try:
-        return load_spec(path)
-    except OSError as exc:
-        fail(f"cannot read {path}: {exc.strerror or exc}", USAGE)
-    except SpecError as exc:
-        _print_errors(exc)
-        raise typer.Exit(INVALID) from None
-
-
-def _print_errors(exc: SpecError) -> None:
-    console = _err()
-    for line in exc.located():
-        console.print(line, markup=False)
-
-
-def _print_table(table: Table) -> None:
-    """A table on standard output, without the padding after the last column."""
-    console = _out()
-    with console.capture() as captured:
-        console.print(table)
-    text = "".join(line.rstrip() + "\n" for line in captured.get().splitlines())
-    _tolerant(sys.stdout).write(text)
-
-
-def _objects(spec: LoadedSpec) -> list[Any]:
-    """The spec's Workload and runtime objects; its errors printed and exit 1 if invalid."""
-    try:
-        return list(spec.objects())
-    except SpecError as exc:
-        _print_errors(exc)
-        raise typer.Exit(INVALID) from None
-
-
-def _emit(documents: Iterable[Any], output: Format | Output) -> None:
-    docs = list(documents)
-    if output == "json":
-        body = docs[0] if len(docs) == 1 else {"apiVersion": "v1", "kind": "List", "items": docs}
-        sys.stdout.write(json.dumps(body, indent=2) + "\n")
-    else:
-        sys.stdout.write(yaml.safe_dump_all(docs, sort_keys=False, default_flow_style=False))
+@app.callback(invoke_without_command=True)
+def _root(
+    ctx: typer.Context,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """The options before any command."""
+    if ctx.invoked_subcommand is None:  # no command: the help, as kubectl does
+        sys.stdout.write(ctx.get_help() + "\n")
+        raise typer.Exit()
 
 
 SpecArg = Annotated[
-    Path, typer.Argument(metavar="SPEC", help="A WorkloadSpec file (YAML or JSON).")
+    Path | None,
+    typer.Argument(
+        metavar="SPEC", help="A WorkloadSpec file (YAML or JSON); - for standard input."
+    ),
+]
+FileOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--filename",
+        "-f",
+        metavar="FILE",
+        help="The WorkloadSpec file, as kubectl's -f; - for standard input.",
+    ),
 ]
 FormatOpt = Annotated[Format, typer.Option("--output", "-o", help="Output format.")]
 OutputOpt = Annotated[Output, typer.Option("--output", "-o", help="Output format.")]
 
 
-@app.command(epilog="Example: workloadbuilder schema > workloadspec.schema.json")
+@command(epilog="Example: workloadbuilder schema > workloadspec.schema.json")
 def schema() -> None:
     """Print the JSON Schema of WorkloadSpec files, for editors' completion."""
     sys.stdout.write(dump_schema())
 
 
-@app.command(
+@command(
     epilog=(
         "Example: workloadbuilder build examples/specs/training.yaml"
         " | kubectl apply --server-side -f -"
     )
 )
-def build(spec: SpecArg, output: FormatOpt = Format.yaml) -> None:
+def build(spec: SpecArg = None, filename: FileOpt = None, output: FormatOpt = Format.yaml) -> None:
     """Print the Workload and its runtime objects, ready for kubectl apply.
 
     Every object of one execution, parents first (Workload, CompositePodGroups, PodGroups), as
     a YAML stream for `kubectl apply --server-side -f -`, or as a JSON `List`.
     """
-    _emit([o.to_dict() for o in _objects(_load(spec))], output)
+    emit([o.to_dict() for o in objects(load(spec_path(spec, filename)))], output)
 
 
-@app.command(epilog="Example: workloadbuilder validate examples/specs/training.yaml")
-def validate(spec: SpecArg) -> None:
+@command(epilog="Example: workloadbuilder validate examples/specs/training.yaml")
+def validate(spec: SpecArg = None, filename: FileOpt = None) -> None:
     """Check a spec as the controller and the 1.37 API server would.
 
     Every error is printed at the spec's own path, `FILE:LINE: field: message`; exit 1 if
     there is any.
     """
-    loaded = _load(spec)
+    loaded = load(spec_path(spec, filename))
     errors = loaded.validate()
     if errors:
-        _print_errors(loaded.error(errors))
+        print_errors(loaded.error(errors))
         raise typer.Exit(INVALID)
-    _out().print(f"{spec}: valid", markup=False)
+    out().print(f"{loaded.source}: valid", markup=False)
 
 
-@app.command(epilog="Example: workloadbuilder explain examples/specs/release.yaml")
-def explain(spec: SpecArg) -> None:
+@command(epilog="Example: workloadbuilder explain examples/specs/release.yaml")
+def explain(spec: SpecArg = None, filename: FileOpt = None) -> None:
     """Print the tree as an outline a person reads.
 
     Each group, its minimum, what must fit together, disruption, topology, shared claims, and
     how many pods must exist before the scheduler even looks.
     """
-    loaded = _load(spec).relaxed()  # counts that can never be met are its warnings
-    _objects(loaded)
-    _out().print(_explain.render(loaded, loaded.builder().build_workload()))
+    loaded = load(
+        spec_path(spec, filename)
+    ).relaxed()  # counts that can never be met are its warnings
+    objects(loaded)
+    out().print(_explain.render(loaded, loaded.builder().build_workload()))
 
 
 NodesOpt = Annotated[
     Path,
     typer.Option(
         "--nodes",
+        metavar="FILE",
         help="Nodes: Node objects, or a YAML list of {name, allocatable, labels}.",
     ),
 ]
 
 
-@app.command(
+@command(
     epilog=(
         "Example: workloadbuilder simulate examples/specs/training.yaml --nodes examples/nodes.yaml"
     )
 )
-def simulate(spec: SpecArg, nodes: NodesOpt, output: OutputOpt = Output.table) -> None:
+def simulate(
+    nodes: NodesOpt,
+    spec: SpecArg = None,
+    filename: FileOpt = None,
+    output: OutputOpt = Output.table,
+) -> None:
     """Say which groups would be placed, wait for members, or stay unschedulable, and why.
 
     The spec's objects and pods (`replicas` per group, each asking for `resources`) are
@@ -200,11 +176,13 @@ def simulate(spec: SpecArg, nodes: NodesOpt, output: OutputOpt = Output.table) -
     """
     from . import _simulate  # the local API server: loaded only for this command
 
-    loaded = _load(spec).relaxed()  # a count that can never be met shows as waiting
-    _objects(loaded)
+    loaded = load(
+        spec_path(spec, filename)
+    ).relaxed()  # a count that can never be met shows as waiting
+    objects(loaded)
     errors = _simulate.spec_errors(loaded)
     if errors:
-        _print_errors(loaded.error(errors))
+        print_errors(loaded.error(errors))
         raise typer.Exit(INVALID)
     try:
         sim_nodes = _simulate.load_nodes(nodes)
@@ -217,26 +195,42 @@ def simulate(spec: SpecArg, nodes: NodesOpt, output: OutputOpt = Output.table) -
         table = Table("GROUP", "KIND", "VERDICT", "WHY", box=None, pad_edge=False)
         for v in verdicts:
             table.add_row(v.template, v.kind, v.verdict, v.detail)
-        _print_table(table)
+        print_table(table)
     else:
-        _emit([{"groups": [v.to_dict() for v in verdicts]}], output)
+        emit([{"groups": [v.to_dict() for v in verdicts]}], output)
     if any(v.verdict != "placed" for v in verdicts):
         raise typer.Exit(INVALID)
 
 
-@app.command(
+class Target(enum.StrEnum):
+    """The 1.37 versions ``migrate`` emits."""
+
+    v1beta1 = "v1beta1"
+    v1alpha3 = "v1alpha3"
+
+
+@command(
     epilog=(
         "Example: workloadbuilder migrate old/*.yaml > migrated.yaml"
-        "  (exit 1 when something needs a decision)"
+        "  (exit 1, and nothing on standard output, when something needs a decision)"
     )
 )
 def migrate(
     files: Annotated[
-        list[Path], typer.Argument(metavar="FILE...", help="Manifests of Kubernetes 1.36.")
-    ],
-    to: Annotated[
-        str, typer.Option("--to", help="The 1.37 version to emit: v1beta1 or v1alpha3.")
-    ] = "v1beta1",
+        list[Path] | None,
+        typer.Argument(
+            metavar="FILE...", help="Manifests of Kubernetes 1.36; - for standard input."
+        ),
+    ] = None,
+    filenames: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--filename", "-f", metavar="FILE", help="A manifest, as kubectl's -f (repeatable)."
+        ),
+    ] = None,
+    to: Annotated[Target, typer.Option("--to", help="The 1.37 version to emit.")] = (
+        Target.v1beta1
+    ),
     output: FormatOpt = Format.yaml,
 ) -> None:
     """Rewrite Kubernetes 1.36 Workloads and PodGroups (v1alpha2) for 1.37.
@@ -244,28 +238,27 @@ def migrate(
     `podGroupTemplateRef` becomes `workloadRef`, the string `disruptionMode` becomes
     `{single: {}}` / `{all: {}}`; other documents pass through unchanged and no defaults are
     added. What has no 1.37 equivalent, or what 1.37 would reject, is reported on stderr with
-    its field (exit 1).
+    its field, and then nothing is written to standard output (exit 1).
     """
-    if to not in ("v1beta1", "v1alpha3"):
-        fail(f"--to must be v1beta1 or v1alpha3, not {to!r}", USAGE)
+    paths = [*(files or []), *(filenames or [])]
+    if not paths:
+        fail("give the manifests: FILE... or -f FILE (- for standard input)", USAGE)
     documents: list[Any] = []
     sources: list[str] = []
-    for path in files:
+    for path in paths:
         try:
-            loaded = [d for d in read_documents(path.read_bytes()) if d is not None]
-        except OSError as exc:
-            fail(f"cannot read {path}: {exc.strerror or exc}", USAGE)
+            loaded = [d for d in read_documents(read_bytes(path)) if d is not None]
         except DocumentError as exc:
             fail(f"{path}:{exc.line}: {exc.message}", INVALID)
         documents.extend(loaded)
         sources.extend(str(path) for _ in loaded)
-    result = migrate_documents(documents, target=to)  # type: ignore[arg-type]
-    _emit(result.documents, output)
-    console = _err()
+    result = migrate_documents(documents, target=to.value)
+    console = err()
     for finding in result.findings:
         console.print(f"{sources[finding.document]}: {finding}", markup=False)
-    if not result.ok:
+    if not result.ok:  # a half-migrated stream is never written
         raise typer.Exit(INVALID)
+    emit(result.documents, output)
 
 
 # -- the cluster of the current kubeconfig ---------------------------------------------------
@@ -273,19 +266,80 @@ def migrate(
 KubeconfigOpt = Annotated[
     str | None,
     typer.Option(
-        "--kubeconfig", help="The kubeconfig file (default: $KUBECONFIG, ~/.kube/config)."
+        "--kubeconfig",
+        metavar="FILE",
+        help="The kubeconfig file (default: $KUBECONFIG, ~/.kube/config).",
     ),
 ]
-ContextOpt = Annotated[str | None, typer.Option("--context", help="The kubeconfig context.")]
+ContextOpt = Annotated[
+    str | None, typer.Option("--context", metavar="NAME", help="The kubeconfig context.")
+]
+NamespaceOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--namespace",
+        "-n",
+        metavar="NS",
+        help="The namespace (default: the kubeconfig context's, as kubectl).",
+    ),
+]
 RequestTimeoutOpt = Annotated[
     str,
     typer.Option(
         "--request-timeout",
+        metavar="DURATION",
         help="How long one request may take before it is given up (30s, 1m, 500ms; 0: no limit).",
     ),
 ]
-NamespaceOpt = Annotated[str, typer.Option("--namespace", "-n", help="The namespace.")]
 NameArg = Annotated[str, typer.Argument(metavar="NAME")]
+WorkloadArg = Annotated[
+    str | None, typer.Argument(metavar="NAME", help="The Workload (or give -f SPEC).")
+]
+WorkloadFileOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--filename",
+        "-f",
+        metavar="SPEC",
+        help="Find the Workload from its spec file, as kubectl's -f; - for standard input.",
+    ),
+]
+
+
+def _connection(kubeconfig: str | None, context: str | None) -> Any:
+    from . import _cluster
+
+    return _cluster.Connection(kubeconfig, context)
+
+
+def _namespace(namespace: str | None, kubeconfig: str | None, context: str | None) -> str:
+    """``-n``, else the kubeconfig context's namespace, as kubectl."""
+    from . import _cluster
+
+    return namespace or _cluster.default_namespace(_connection(kubeconfig, context))
+
+
+def _workload(
+    name: str | None,
+    filename: Path | None,
+    namespace: str | None,
+    kubeconfig: str | None,
+    context: str | None,
+) -> tuple[str, str]:
+    """The (namespace, name) of the Workload: NAME in the namespace, or the spec's own."""
+    if (name is None) == (filename is None):
+        fail("give the Workload: NAME, or -f SPEC (- for standard input)", USAGE)
+    if name is not None:
+        return _namespace(namespace, kubeconfig, context), name
+    spec = load(filename)  # type: ignore[arg-type]
+    objects(spec)
+    if namespace is not None and namespace != spec.options.namespace:
+        fail(
+            f"the namespace from the spec ({spec.options.namespace}) does not match"
+            f" --namespace {namespace}",
+            USAGE,
+        )
+    return spec.options.namespace, spec.options.name
 
 
 def _on_cluster(
@@ -300,7 +354,7 @@ def _on_cluster(
     try:
         return asyncio.run(_cluster.run(connection, work))
     except _cluster.ClusterError as exc:
-        console = _err()
+        console = err()
         for i, line in enumerate(exc.lines):
             console.print(f"error: {line}" if i == 0 else line, markup=False)
         raise typer.Exit(INVALID) from None
@@ -313,14 +367,15 @@ class DryRun(enum.StrEnum):
     server = "server"
 
 
-@app.command(
+@command(
     epilog=(
-        "Example: workloadbuilder apply examples/specs/training.yaml --dry-run=server"
+        "Example: workloadbuilder apply -f examples/specs/training.yaml --dry-run=server"
         " --field-manager my-operator"
     )
 )
 def apply(
-    spec: SpecArg,
+    spec: SpecArg = None,
+    filename: FileOpt = None,
     dry_run: Annotated[
         DryRun, typer.Option("--dry-run", help="server: the API server checks, nothing persists.")
     ] = DryRun.none,
@@ -328,7 +383,10 @@ def apply(
         bool, typer.Option("--force-conflicts", help="Take over fields another manager owns.")
     ] = False,
     field_manager: Annotated[
-        str, typer.Option("--field-manager", help="The server-side apply field manager.")
+        str,
+        typer.Option(
+            "--field-manager", metavar="NAME", help="The server-side apply field manager."
+        ),
     ] = "workloadbuilder",
     kubeconfig: KubeconfigOpt = None,
     context: ContextOpt = None,
@@ -338,18 +396,18 @@ def apply(
 
     The preflight checks that the cluster serves every API the objects need (and names the
     feature gates otherwise); then the Workload, the CompositePodGroups parents first and the
-    PodGroups are applied in order, with a progress bar on a terminal.
+    PodGroups are applied one after the other, with a progress bar on a terminal.
     """
     from . import _cluster
 
-    objects = _objects(_load(spec))
-    progress = _cluster.new_progress(_err(), enabled=sys.stderr.isatty())
+    to_apply = objects(load(spec_path(spec, filename)))
+    progress = _cluster.new_progress(err(), enabled=sys.stderr.isatty())
 
     async def work(client: Any) -> list[str]:
         with progress:
             return await _cluster.apply_objects(
                 client,
-                objects,
+                to_apply,
                 field_manager=field_manager,
                 force=force,
                 dry_run=dry_run is DryRun.server,
@@ -357,64 +415,124 @@ def apply(
             )
 
     for line in _on_cluster(kubeconfig, context, work, request_timeout):
-        _out().print(line, markup=False)
+        out().print(line, markup=False)
 
 
-@app.command(epilog="Example: workloadbuilder delete resnet-training-6dbff5dc47 -n ml-training")
+@command(
+    epilog=(
+        "Example: workloadbuilder delete -f examples/specs/training.yaml"
+        " (or: delete resnet-training-6dbff5dc47 -n ml-training)"
+    )
+)
 def delete(
-    name: NameArg,
-    namespace: NamespaceOpt = "default",
+    name: WorkloadArg = None,
+    filename: WorkloadFileOpt = None,
+    namespace: NamespaceOpt = None,
+    ignore_not_found: Annotated[
+        bool,
+        typer.Option("--ignore-not-found", help="A missing Workload is not an error (exit 0)."),
+    ] = False,
     kubeconfig: KubeconfigOpt = None,
     context: ContextOpt = None,
     request_timeout: RequestTimeoutOpt = "30s",
 ) -> None:
-    """Delete Workload NAME and every group stamped from it, children first."""
+    """Delete Workload NAME (or the spec's) and every group stamped from it, children first."""
     from . import _cluster
 
+    ns, workload = _workload(name, filename, namespace, kubeconfig, context)
     lines = _on_cluster(
-        kubeconfig, context, lambda c: _cluster.delete_workload(c, namespace, name), request_timeout
+        kubeconfig,
+        context,
+        lambda c: _cluster.delete_workload(c, ns, workload, ignore_not_found=ignore_not_found),
+        request_timeout,
     )
     for line in lines:
-        _out().print(line, markup=False)
+        out().print(line, markup=False)
 
 
-@app.command(epilog="Example: workloadbuilder status resnet-training-6dbff5dc47 -n ml-training")
+def _status_table(rows: Iterable[Any], *, header: bool = True) -> Table:
+    table = Table(
+        "NAME",
+        "GROUP",
+        "KIND",
+        "STATE",
+        "MEMBERS",
+        "WHY",
+        box=None,
+        pad_edge=False,
+        show_header=header,
+    )
+    for r in rows:
+        members = f"{r.present}/{r.required}" if r.required is not None else str(r.present)
+        table.add_row(r.name, r.template, r.kind, r.state, members, r.cause or r.summary)
+    return table
+
+
+WATCH_SECONDS = 1.0
+"""How often ``status -w`` reads the groups again."""
+
+
+@command(
+    epilog=(
+        "Example: workloadbuilder status -f examples/specs/training.yaml -w"
+        " (or: status resnet-training-6dbff5dc47 -n ml-training)"
+    )
+)
 def status(
-    name: NameArg,
-    namespace: NamespaceOpt = "default",
+    name: WorkloadArg = None,
+    filename: WorkloadFileOpt = None,
+    namespace: NamespaceOpt = None,
     output: OutputOpt = Output.table,
+    watch: Annotated[
+        bool,
+        typer.Option("--watch", "-w", help="After the list, print each group again as it changes."),
+    ] = False,
     kubeconfig: KubeconfigOpt = None,
     context: ContextOpt = None,
     request_timeout: RequestTimeoutOpt = "30s",
 ) -> None:
-    """Show every group of Workload NAME and what the scheduler is doing with it."""
+    """Show every group of Workload NAME (or the spec's) and what the scheduler is doing."""
     from . import _observe
 
-    rows = _on_cluster(
-        kubeconfig, context, lambda c: _observe.workload_status(c, namespace, name), request_timeout
-    )
-    if output is not Output.table:
-        _emit([{"groups": [r.to_dict() for r in rows]}], output)
-        return
-    table = Table("GROUP", "KIND", "STATE", "MEMBERS", "WHY", box=None, pad_edge=False)
-    for r in rows:
-        members = f"{r.present}/{r.required}" if r.required is not None else str(r.present)
-        table.add_row(r.template, r.kind, r.state, members, r.cause or r.summary)
-    _print_table(table)
+    ns, workload = _workload(name, filename, namespace, kubeconfig, context)
+
+    def show(rows: list[Any], header: bool) -> None:
+        if output is not Output.table:
+            emit([{"groups": [r.to_dict() for r in rows]}], output)
+            sys.stdout.flush()
+        elif rows or header:
+            print_table(_status_table(rows, header=header))
+
+    async def work(client: Any) -> None:
+        rows = await _observe.workload_status(client, ns, workload)
+        show(rows, True)
+        seen = {r.name: r for r in rows}
+        while watch:
+            await asyncio.sleep(WATCH_SECONDS)
+            rows = await _observe.workload_status(client, ns, workload)
+            changed = [r for r in rows if seen.get(r.name) != r]
+            seen.update((r.name, r) for r in rows)
+            if changed:
+                show(changed, False)
+
+    _on_cluster(kubeconfig, context, work, request_timeout)
 
 
-@app.command(
-    epilog="Example: workloadbuilder diagnose resnet-training-6dbff5dc47-workers-586d747894"
-)
+class GroupKind(enum.StrEnum):
+    """The kinds ``diagnose`` reads: a group, or a Workload (its groups)."""
+
+    PodGroup = "PodGroup"
+    CompositePodGroup = "CompositePodGroup"
+    Workload = "Workload"
+
+
+@command(epilog="Example: workloadbuilder diagnose resnet-training-6dbff5dc47-workers-586d747894")
 def diagnose(
     name: NameArg,
-    namespace: NamespaceOpt = "default",
+    namespace: NamespaceOpt = None,
     kind: Annotated[
-        str | None,
-        typer.Option(
-            "--kind",
-            help="PodGroup, CompositePodGroup or Workload (default: whichever exists).",
-        ),
+        GroupKind | None,
+        typer.Option("--kind", help="The kind (default: whichever exists)."),
     ] = None,
     kubeconfig: KubeconfigOpt = None,
     context: ContextOpt = None,
@@ -427,22 +545,21 @@ def diagnose(
     """
     from . import _observe
 
-    if kind not in (None, "PodGroup", "CompositePodGroup", "Workload"):
-        fail(f"--kind must be PodGroup, CompositePodGroup or Workload, not {kind!r}", USAGE)
+    ns = _namespace(namespace, kubeconfig, context)
     verdict = _on_cluster(
         kubeconfig,
         context,
-        lambda c: _observe.diagnose_group(c, namespace, name, kind),
+        lambda c: _observe.diagnose_group(c, ns, name, kind.value if kind else None),
         request_timeout,
     )
-    _out().print(_observe.render_verdict(verdict))
+    out().print(_observe.render_verdict(verdict))
     if verdict.state == "Missing":
         raise typer.Exit(INVALID)
 
 
-@app.command(epilog="Example: workloadbuilder inspect -n ml-training -o json")
+@command(epilog="Example: workloadbuilder inspect -n ml-training -o json")
 def inspect(
-    namespace: NamespaceOpt = "default",
+    namespace: NamespaceOpt = None,
     output: OutputOpt = Output.table,
     kubeconfig: KubeconfigOpt = None,
     context: ContextOpt = None,
@@ -450,23 +567,24 @@ def inspect(
 ) -> None:
     """Audit the live objects of a namespace: each finding with the object and what to do.
 
-    Exit 1 when something is wrong.
+    Names are never shortened; exit 1 when something is wrong.
     """
     from . import _observe
 
+    ns = _namespace(namespace, kubeconfig, context)
     findings = _on_cluster(
-        kubeconfig, context, lambda c: _observe.inspect_namespace(c, namespace), request_timeout
+        kubeconfig, context, lambda c: _observe.inspect_namespace(c, ns), request_timeout
     )
     rows = _observe.as_rows(findings)
     if output is not Output.table:
-        _emit([{"findings": rows}], output)
+        emit([{"findings": rows}], output)
     elif not rows:
-        _out().print(f"no findings in namespace {namespace}", markup=False)
+        out().print(f"no findings in namespace {ns}", markup=False)
     else:
         table = Table("SEVERITY", "FINDING", "OBJECT", "WHAT", "TO DO", box=None, pad_edge=False)
         for r in rows:
             table.add_row(r["severity"], r["kind"], r["object"], r["message"], r["action"])
-        _print_table(table)
+        print_table(table)
     if rows:
         raise typer.Exit(INVALID)
 

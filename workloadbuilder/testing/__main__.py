@@ -1,9 +1,9 @@
 """``python -m workloadbuilder.testing``: run a FakeAPIServer until interrupted.
 
-It prints the path of its kubeconfig, so that ``kubectl --kubeconfig <path> get podgroups``
-(or any client) can look inside while it runs. ``--nodes FILE`` creates the Nodes of a YAML
-or JSON file first: Node objects (documents, or a ``List``), or a list of
-``{name, allocatable, labels}`` shorthands.
+It prints the path of the kubeconfig it wrote on the first line of standard output, so that
+``kubectl --kubeconfig <path> get podgroups`` (or any client) can look inside while it runs.
+``--nodes FILE`` creates the Nodes of a YAML or JSON file first: Node objects (documents, or
+a ``List``), or a list of ``{name, allocatable, labels}`` shorthands.
 """
 
 from __future__ import annotations
@@ -13,16 +13,19 @@ import asyncio
 import contextlib
 import signal
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from workloadbuilder.testing.common.errors import APIStatusError
-from workloadbuilder.testing.server import FakeAPIServer
-from workloadbuilder.testing.sim import SimNode
+from workloadbuilder._extras import missing_message
 
 _STEP_SECONDS = 0.5  # between simulator passes with --simulate
+
+
+def _namespace(name: str) -> dict[str, object]:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
 
 
 def read_nodes(path: Path) -> list[dict[str, Any]]:
@@ -47,6 +50,8 @@ def read_nodes(path: Path) -> list[dict[str, Any]]:
 def _shorthand(item: Any, where: str) -> dict[str, Any]:
     if not isinstance(item, dict) or not isinstance(item.get("name"), str):
         raise ValueError(f"{where}: each node needs a name, e.g. {{name: node-0}}")
+    from workloadbuilder.testing.sim import SimNode
+
     fields = {k: v for k, v in item.items() if k in ("allocatable", "labels")}
     try:
         return SimNode(item["name"], **fields).to_object()
@@ -54,23 +59,36 @@ def _shorthand(item: Any, where: str) -> dict[str, Any]:
         raise ValueError(f"{where}: {exc}") from None
 
 
-async def serve(*, simulate: bool, nodes: list[dict[str, Any]] | None = None) -> None:
-    """Start a server (and a gang simulator when asked), print its kubeconfig, wait for a signal."""
+async def serve(
+    *,
+    simulate: bool,
+    port: int = 0,
+    namespaces: Sequence[str] = (),
+    nodes: Sequence[dict[str, Any]] = (),
+) -> None:
+    """Start a server (and a gang simulator when asked) with ``namespaces`` and ``nodes``
+    created, print its kubeconfig, wait for a signal."""
+    from workloadbuilder.testing.common.errors import APIStatusError
+    from workloadbuilder.testing.server import FakeAPIServer
+
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
-    async with FakeAPIServer() as server:
-        for node in nodes or ():
+    async with FakeAPIServer(port=port) as server:
+        for name in dict.fromkeys(namespaces):
+            if server.get_object("", "v1", "namespaces", None, name) is None:
+                server.create_object("", "v1", "namespaces", _namespace(name))
+        for node in nodes:
             try:
                 server.create_object("", "v1", "nodes", node)
             except APIStatusError as exc:
                 raise SystemExit(f"--nodes: the server refused a Node: {exc}") from None
         print(server.kubeconfig_path, flush=True)
         print(
-            f"FakeAPIServer at {server.url}: try kubectl --kubeconfig {server.kubeconfig_path} "
-            "api-resources; Ctrl-C stops it",
+            f"FakeAPIServer at {server.url}, kubeconfig {server.kubeconfig_path}: try kubectl"
+            f" --kubeconfig {server.kubeconfig_path} api-resources; Ctrl-C stops it",
             file=sys.stderr,
             flush=True,
         )
@@ -86,12 +104,36 @@ async def serve(*, simulate: bool, nodes: list[dict[str, Any]] | None = None) ->
             await stop.wait()
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Parse the command line and serve."""
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {port}")
+    return port
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line; each option a separate ``add_argument``."""
     parser = argparse.ArgumentParser(
         prog="python -m workloadbuilder.testing",
         description="Run a local Kubernetes API server for poking at by hand; "
-        "prints its kubeconfig path on the first line of standard output.",
+        "prints the path of its kubeconfig on the first line of standard output.",
+    )
+    parser.add_argument(
+        "--port",
+        type=_port,
+        default=0,
+        help="listen on this port of 127.0.0.1 (default: a free one)",
+    )
+    parser.add_argument(
+        "--namespace",
+        "-n",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="create this namespace up front (repeatable; 'default' always exists)",
     )
     parser.add_argument(
         "--simulate",
@@ -106,12 +148,26 @@ def main(argv: list[str] | None = None) -> None:
         help="create these Nodes first (YAML or JSON: Node objects, or a list of "
         "{name, allocatable, labels}); the simulator schedules onto the server's Nodes",
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse the command line and serve."""
+    command = parser()
+    args = command.parse_args(argv)
+    missing = missing_message("testing", "python -m workloadbuilder.testing")
+    if missing is not None:
+        sys.exit(f"error: {missing}")
     try:
-        nodes = read_nodes(args.nodes) if args.nodes else None
+        nodes = read_nodes(args.nodes) if args.nodes else []
     except ValueError as exc:
-        parser.error(str(exc))
-    asyncio.run(serve(simulate=args.simulate, nodes=nodes))
+        command.error(str(exc))
+    try:
+        asyncio.run(
+            serve(simulate=args.simulate, port=args.port, namespaces=args.namespace, nodes=nodes)
+        )
+    except OSError as exc:  # the port is taken, say
+        sys.exit(f"error: cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}")
 
 
 if __name__ == "__main__":

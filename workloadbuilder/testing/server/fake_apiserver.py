@@ -68,7 +68,8 @@ class FakeAPIServer:
     resourceVersions get 410 Gone); ``bookmark_interval`` is the seconds between watch
     bookmarks; ``field_checker`` finds unknown fields (``None`` accepts every field). A create
     in a namespace that does not exist is a 404 ``namespaces "x" not found``, as from the API
-    server; ``auto_create_namespaces=True`` creates the ``Namespace`` instead.
+    server; ``auto_create_namespaces=True`` creates the ``Namespace`` instead. ``port``
+    fixes the port (0: a free one).
     """
 
     def __init__(
@@ -81,6 +82,7 @@ class FakeAPIServer:
         bookmark_interval: float = 1.0,
         field_checker: FieldChecker | None = model_unknown_fields,
         auto_create_namespaces: bool = False,
+        port: int = 0,
     ) -> None:
         self.gates = resolve_gates(feature_gates)
         self._registry = Registry(resources, self.gates, group_versions)
@@ -97,7 +99,7 @@ class FakeAPIServer:
             self._engine, self.faults, self.requests, lambda: self.address, bookmark_interval
         )
         self._runner: web.ServerRunner | None = None
-        self._port = 0
+        self._port = port  # 0: a free port, chosen when started
         self._tmpdir: Path | None = None
         if self._registry.get("", "v1", "namespaces") is not None:
             self.create_object(
@@ -110,7 +112,7 @@ class FakeAPIServer:
         """Listen on 127.0.0.1 and write the kubeconfig."""
         if self._runner is not None:
             raise RuntimeError("FakeAPIServer is already started: start it once, or use a new one")
-        await self._listen(0)
+        await self._listen(self._port)
         self._tmpdir = Path(tempfile.mkdtemp(prefix="workloadbuilder-apiserver-"))
         self.kubeconfig_path.write_text(_kubeconfig(self.url))
 

@@ -1,0 +1,64 @@
+"""The commands the pages show run as shown: every file they name is in the repository, and
+the output they show (without a cluster) is the command's own."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+from typer.testing import CliRunner
+
+from workloadbuilder.cli import app
+
+PAGES = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md"]
+CONSOLE = re.compile(r"^```console\n(.*?)^```", re.MULTILINE | re.DOTALL)
+OFFLINE = {"schema", "build", "validate", "explain", "simulate", "migrate"}
+
+
+def shown_commands() -> list[tuple[str, list[str], list[str]]]:
+    """(page, argv, the output lines shown after it) for each ``$`` line."""
+    found = []
+    for page in PAGES:
+        for block in CONSOLE.findall(page.read_text()):
+            lines = block.splitlines()
+            starts = [i for i, line in enumerate(lines) if line.startswith("$ ")]
+            for n, i in enumerate(starts):
+                end = starts[n + 1] if n + 1 < len(starts) else len(lines)
+                argv = shlex.split(lines[i][2:])
+                if argv:
+                    found.append((page.name, argv, lines[i + 1 : end]))
+    return found
+
+
+COMMANDS = shown_commands()
+
+
+def test_the_pages_show_commands() -> None:
+    assert len(COMMANDS) > 10
+
+
+@pytest.mark.parametrize(
+    ("page", "argv", "shown"), COMMANDS, ids=[" ".join(c[1])[:60] for c in COMMANDS]
+)
+def test_a_shown_command_runs_as_shown(
+    page: str, argv: list[str], shown: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    args = argv[: argv.index(">")] if ">" in argv else argv
+    for arg in args:
+        if re.search(r"\.(ya?ml|json)$", arg) and "*" not in arg:
+            assert (ROOT / arg).is_file(), f"{page} runs a command on {arg}, not in the repository"
+    if args[0] != "workloadbuilder":
+        return
+    args = args[1:]
+    if not args or args[0] not in OFFLINE:
+        return  # needs a cluster: tests/cli/test_*cluster* and test_observe_commands run those
+    monkeypatch.chdir(ROOT)
+    result = CliRunner().invoke(app, args, terminal_width=200)
+    if any(line.startswith("--8<--") for line in shown):
+        return  # a snippet, checked by test_docs_site
+    if ">" in argv or not shown:
+        return
+    assert (result.stdout + result.stderr).splitlines() == shown, page
