@@ -146,14 +146,16 @@ def set_scheduling_group(pod: _Pod, pod_group: PodGroup | Mapping[str, Any]) -> 
             f"pod {pod_name!r} already belongs to PodGroup {current!r};"
             " spec.schedulingGroup is immutable, create a new pod instead"
         )
-    _check_claims(pod_name, spec.get("resourceClaims") or [], group.spec.resource_claims or [])
+    check_pod_claims(pod_name, spec.get("resourceClaims") or [], group.spec.resource_claims or [])
     spec["schedulingGroup"] = {"podGroupName": group_name}
     return _like(pod, doc)
 
 
-def _check_claims(
+def check_pod_claims(
     pod_name: str, pod_claims: list[Mapping[str, Any]], group_claims: list[PodGroupResourceClaim]
 ) -> None:
+    """``ValueError`` naming the claim when a pod claim named like one of the group's does not
+    declare the same source (as ``set_scheduling_group`` checks; ``aio.audit`` reports it)."""
     by_name = {c.name: c for c in group_claims}
     for i, claim in enumerate(pod_claims):
         if not isinstance(claim, Mapping):

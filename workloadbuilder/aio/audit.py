@@ -10,12 +10,12 @@ from enum import StrEnum
 from typing import Any, Final
 
 from workloadbuilder.api.scheduling_v1beta1 import PodGroup
-from workloadbuilder.runtime import _check_claims
+from workloadbuilder.runtime import check_pod_claims
 
 from ._groups import condition, condition_type, group_resource
 from ._members import active
 from ._queries import get_document
-from ._resources import POD_GROUPS, PODS, WORKLOADS, Resource
+from ._resources import POD_GROUPS, PODS, WORKLOADS, Resource, parse
 from ._snapshot import Snapshot, name_of, pod_group_of
 from ._transport import RetryPolicy, Transport
 from .errors import APIError, ObjectRef
@@ -147,8 +147,8 @@ def _pods(snapshot: Snapshot) -> Iterator[Finding]:
 def _claims(ref: ObjectRef, pod: Obj, group: Obj) -> Iterator[Finding]:
     """A pod claim named like one of the group's must declare the same source."""
     try:
-        model = PodGroup.from_server(group)
-        _check_claims(
+        model: PodGroup = parse(POD_GROUPS, group)  # an APIError if it is not a PodGroup
+        check_pod_claims(
             ref.name,
             (pod.get("spec") or {}).get("resourceClaims") or [],
             model.spec.resource_claims or [],

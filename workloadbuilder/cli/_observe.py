@@ -10,6 +10,9 @@ from typing import Any
 from rich.tree import Tree
 
 from .. import aio
+from ..aio._queries import list_documents
+from ..aio._resources import COMPOSITE_POD_GROUPS, POD_GROUPS
+from ..aio._transport import Transport
 from ._cluster import ClusterError
 
 __all__ = [
@@ -57,18 +60,15 @@ _GROUPS = (
 
 
 async def _list(client: Any, namespace: str, version: str, plural: str) -> list[dict[str, Any]]:
-    from kubernetes_asyncio.client import CustomObjectsApi
-    from kubernetes_asyncio.client.exceptions import ApiException
-
+    """The groups of ``plural`` in ``namespace`` through the SDK's transport (its retries,
+    timeout, redirect refusal and answer checks); none when the kind is not served."""
+    resource = COMPOSITE_POD_GROUPS if plural == COMPOSITE_POD_GROUPS.plural else POD_GROUPS
     try:
-        listed = await CustomObjectsApi(client).list_namespaced_custom_object(
-            "scheduling.k8s.io", version, namespace, plural
-        )
-    except ApiException as exc:
+        return await list_documents(Transport(client), resource, namespace)
+    except aio.APIError as exc:
         if exc.status == 404:
             return []
-        raise ClusterError([f"cannot list {plural}: {exc.status} {exc.reason}"]) from None
-    return list(listed.get("items") or [])
+        raise
 
 
 async def workload_status(client: Any, namespace: str, name: str) -> list[GroupStatus]:
