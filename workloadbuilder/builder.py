@@ -27,7 +27,7 @@ from .field import ErrorList, FieldError
 from .item import WorkloadItem
 from .options import BuildOptions, DisruptionModeOption, SchedulingPolicyOption
 from .roots import MIXED_KINDS, as_roots, templates_key, validate_roots
-from .validation import MAX_TREE_DEPTH, TreeFacts, validate_tree
+from .validation import MAX_TREE_DEPTH, TreeCheckCache, validate_tree
 
 __all__ = [
     "BuildError",
@@ -134,8 +134,8 @@ class Builder:
         self._root = root if isinstance(root, WorkloadItem) and roots is None else None
         self._options = options
         # The tree check and each item's resolution, shared by validate() and the build.
-        self._facts = TreeFacts(self._root) if self._root is not None else None
-        self._all_facts = [TreeFacts(r) for r in roots] if roots is not None else None
+        self._facts = TreeCheckCache(self._root) if self._root is not None else None
+        self._all_facts = [TreeCheckCache(r) for r in roots] if roots is not None else None
         self._workload: Workload | None = None
         self._existing: Workload | None = None
         # The JSON of workload(), serialised once and never changed: build_workload()'s copies
@@ -380,7 +380,7 @@ class Builder:
             return compiled
         return self._compiled_by_templates(pairs)
 
-    def _compiled_by_templates(self, pairs: list[tuple[WorkloadItem, TreeFacts]]) -> Workload:
+    def _compiled_by_templates(self, pairs: list[tuple[WorkloadItem, TreeCheckCache]]) -> Workload:
         """The Workload built template by template: slower, but the first problem found is
         the error ``build_workload()`` raises (the one-validation path falls back to it)."""
         if pairs[0][0].is_composite:
@@ -404,7 +404,7 @@ class Builder:
         )
 
     def _compiled_in_one_validation(
-        self, pairs: list[tuple[WorkloadItem, TreeFacts]]
+        self, pairs: list[tuple[WorkloadItem, TreeCheckCache]]
     ) -> Workload | None:
         """The Workload, its JSON compiled straight from the tree and validated once; ``None``
         when any step fails (then the template-by-template build names the error).
@@ -440,7 +440,7 @@ class Builder:
             return None
 
 
-def _template_json(item: WorkloadItem, facts: TreeFacts) -> dict[str, Any]:
+def _template_json(item: WorkloadItem, facts: TreeCheckCache) -> dict[str, Any]:
     """The template of ``item`` and its subtree as JSON (raises ``BuildError`` as resolving)."""
     fields = _template_fields(item, item.is_composite, facts)
     if item.is_composite:
@@ -451,9 +451,9 @@ def _template_json(item: WorkloadItem, facts: TreeFacts) -> dict[str, Any]:
 def _add_children(
     fields: dict[str, Any],
     item: WorkloadItem,
-    facts: TreeFacts,
-    leaf: Callable[[WorkloadItem, TreeFacts], Any],
-    composite: Callable[[WorkloadItem, TreeFacts], Any],
+    facts: TreeCheckCache,
+    leaf: Callable[[WorkloadItem, TreeCheckCache], Any],
+    composite: Callable[[WorkloadItem, TreeCheckCache], Any],
 ) -> None:
     """A composite's child templates into ``fields``: every leaf, then every composite."""
     leaves = [leaf(c, facts) for c in item.children if not c.is_composite]
@@ -486,7 +486,7 @@ def _check_depth(root: WorkloadItem) -> None:
         stack.extend((child, depth + 1) for child in item.children if child.children)
 
 
-def _resolve(item: WorkloadItem, facts: TreeFacts) -> SchedulingConfig:
+def _resolve(item: WorkloadItem, facts: TreeCheckCache) -> SchedulingConfig:
     """``item``'s resolved config, resolved once for the Builder (``validate()`` included)."""
     resolution = facts.resolutions.of(item)
     if resolution.config is None:
@@ -514,7 +514,7 @@ _POD_GROUP_SPEC_FIELDS = (
 )
 
 
-def _template_fields(item: WorkloadItem, composite: bool, facts: TreeFacts) -> dict[str, Any]:
+def _template_fields(item: WorkloadItem, composite: bool, facts: TreeCheckCache) -> dict[str, Any]:
     """The JSON fields a leaf and a composite template share, from the resolved config."""
     config = _resolve(item, facts)
     fields: dict[str, Any] = {"name": item.name}
@@ -571,7 +571,7 @@ def _parsed(kind: type[_T], item: WorkloadItem, fields: dict[str, Any]) -> _T:
         ) from None
 
 
-def _leaf_template(item: WorkloadItem, facts: TreeFacts) -> PodGroupTemplate:
+def _leaf_template(item: WorkloadItem, facts: TreeCheckCache) -> PodGroupTemplate:
     fields = _template_fields(item, False, facts)
     if "resourceClaims" in fields:  # an error shows each claim with its unset sources as null
         claims = _resolve(item, facts).resource_claims
@@ -586,7 +586,7 @@ def _leaf_template(item: WorkloadItem, facts: TreeFacts) -> PodGroupTemplate:
     return _parsed(PodGroupTemplate, item, fields)
 
 
-def _composite_template(item: WorkloadItem, facts: TreeFacts) -> CompositePodGroupTemplate:
+def _composite_template(item: WorkloadItem, facts: TreeCheckCache) -> CompositePodGroupTemplate:
     fields = _template_fields(item, True, facts)
     _add_children(fields, item, facts, _leaf_template, _composite_template)
     return _parsed(CompositePodGroupTemplate, item, fields)

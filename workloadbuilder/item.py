@@ -426,7 +426,7 @@ def _overridden(default: SchedulingConfig | None, user: SchedulingConfig) -> Sch
 
 
 @dataclass(frozen=True, slots=True)
-class _Kind:
+class _ItemKind:
     what: str
     data: str  # the *Input attribute holding this kind's blocks
     policy: type[WorkloadPodGroupSchedulingPolicy] | type[WorkloadCompositePodGroupSchedulingPolicy]
@@ -443,7 +443,7 @@ class _Kind:
     )
 
 
-LEAF = _Kind(
+LEAF = _ItemKind(
     "leaf",
     "pod_group_data",
     WorkloadPodGroupSchedulingPolicy,
@@ -456,7 +456,7 @@ LEAF = _Kind(
     WorkloadPodGroupAllDisruptionMode,
     WorkloadPodGroupSchedulingConstraints,
 )
-COMPOSITE = _Kind(
+COMPOSITE = _ItemKind(
     "composite",
     "composite_pod_group_data",
     WorkloadCompositePodGroupSchedulingPolicy,
@@ -471,7 +471,7 @@ COMPOSITE = _Kind(
 )
 
 
-def _kind_of(item: WorkloadItem) -> _Kind:
+def _kind_of(item: WorkloadItem) -> _ItemKind:
     return COMPOSITE if item.is_composite else LEAF
 
 
@@ -497,7 +497,7 @@ def _gang_policy(count: int | None) -> SchedulingPolicy:
     return policy
 
 
-def _map_input(given: WorkloadInput, kind: _Kind) -> SchedulingConfig:
+def _map_input(given: WorkloadInput, kind: _ItemKind) -> SchedulingConfig:
     data = kind.data
     policy = getattr(given.policy, data)
     constraints = getattr(given.constraints, data)

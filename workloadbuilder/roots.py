@@ -21,7 +21,7 @@ from .validation import (
     MAX_TEMPLATES_PER_LIST,
     PRIORITY_MESSAGE,
     Locations,
-    TreeFacts,
+    TreeCheckCache,
     validate_tree,
 )
 
@@ -56,7 +56,7 @@ def validate_roots(
     roots: Sequence[WorkloadItem],
     options: BuildOptions,
     old_roots: Sequence[WorkloadItem] | None,
-    facts: Sequence[TreeFacts],
+    facts: Sequence[TreeCheckCache],
 ) -> ErrorList:
     """Every error of the roots, each at its own path, then the rules across them."""
     if not roots:
@@ -84,7 +84,7 @@ def validate_roots(
 
 def _across(
     roots: Sequence[WorkloadItem],
-    facts: Sequence[TreeFacts],
+    facts: Sequence[TreeCheckCache],
     where: Sequence[FieldPath],
     api_rules: bool,
 ) -> ErrorList:

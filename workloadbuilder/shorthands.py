@@ -40,7 +40,7 @@ from .item import (
     ResourceClaimsInput,
     WorkloadInput,
     WorkloadItem,
-    _Kind,
+    _ItemKind,
     as_path,
 )
 
@@ -100,7 +100,7 @@ DisruptionArg = (
 ClaimArg = ResourceClaim | WorkloadPodGroupResourceClaim | Mapping[str, Any]
 
 
-def _policy_block(name: str, policy: object, kind: _Kind) -> Any:
+def _policy_block(name: str, policy: object, kind: _ItemKind) -> Any:
     if isinstance(policy, kind.policy):
         return policy
     other = COMPOSITE if kind is LEAF else LEAF
@@ -120,7 +120,7 @@ def _policy_block(name: str, policy: object, kind: _Kind) -> Any:
     return kind.policy(basic=kind.basic() if policy.basic is not None else None)
 
 
-def _mode_block(mode: object, kind: _Kind) -> Any:
+def _mode_block(mode: object, kind: _ItemKind) -> Any:
     if isinstance(mode, kind.mode):
         return mode
     if mode == "single":
@@ -183,7 +183,7 @@ def _defaults(priority_class_name: str) -> SchedulingConfig | None:
 
 
 def _item(
-    kind: _Kind,
+    kind: _ItemKind,
     name: str,
     path: PathLike,
     policy: PolicyArg | None,

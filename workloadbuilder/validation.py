@@ -52,10 +52,10 @@ __all__ = [
     "MAX_CLAIMS",
     "MAX_TEMPLATES_PER_LIST",
     "MAX_TREE_DEPTH",
+    "ItemResolutionCache",
     "Resolution",
-    "Resolutions",
+    "TreeCheckCache",
     "TreeError",
-    "TreeFacts",
     "check_tree",
     "validate_tree",
 ]
@@ -153,7 +153,7 @@ class Resolution:
             return cls(item, user, None, exc)
 
 
-class Resolutions:
+class ItemResolutionCache:
     """Each item's ``Resolution``, computed on first use (held with the item, so that an
     identity is never reused while it is remembered)."""
 
@@ -170,7 +170,7 @@ class Resolutions:
         return done
 
 
-class TreeFacts:
+class TreeCheckCache:
     """What ``validate()`` and ``build_workload()`` of one tree share, each computed once: the
     outcome of ``check_tree`` and every item's resolution."""
 
@@ -178,7 +178,7 @@ class TreeFacts:
 
     def __init__(self, root: WorkloadItem) -> None:
         self.root = root
-        self.resolutions = Resolutions()
+        self.resolutions = ItemResolutionCache()
         self._checked = False
         self._tree_error: TreeError | None = None
 
@@ -197,7 +197,7 @@ def validate_tree(
     root: WorkloadItem | None,
     options: BuildOptions,
     old_root: WorkloadItem | None = None,
-    facts: TreeFacts | None = None,
+    facts: TreeCheckCache | None = None,
     *,
     index: int = 0,
     workload_rules: bool = True,
@@ -212,8 +212,8 @@ def validate_tree(
     """
     try:
         if root is not None and (facts is None or facts.root is not root):
-            facts = TreeFacts(root)
-        old_resolutions = Resolutions()
+            facts = TreeCheckCache(root)
+        old_resolutions = ItemResolutionCache()
         try:
             quick = _validate(
                 root, options, old_root, facts, old_resolutions, index, workload_rules, placed=False
@@ -300,7 +300,7 @@ class Locations:
         return item.path if item.path is not None else self.of(item).child(name)
 
 
-class _Unplaced(FieldPath):
+class _NoPath(FieldPath):
     """The one path of the check without paths: every path below it is itself."""
 
     __slots__ = ()
@@ -315,23 +315,23 @@ class _Unplaced(FieldPath):
         return self
 
 
-_UNPLACED = _Unplaced("<unplaced>")
+_NO_PATH = _NoPath("<unplaced>")
 
 
 class _NoLocations(Locations):
-    """Every item and block at ``_UNPLACED``: what the check without paths reports at."""
+    """Every item and block at ``_NO_PATH``: what the check without paths reports at."""
 
     def __init__(self) -> None:
         pass
 
     def of(self, item: WorkloadItem) -> FieldPath:
-        return _UNPLACED
+        return _NO_PATH
 
     def block(self, item: WorkloadItem, block: BlockInput) -> FieldPath:
-        return _UNPLACED
+        return _NO_PATH
 
     def field(self, item: WorkloadItem, name: str) -> FieldPath:
-        return _UNPLACED
+        return _NO_PATH
 
 
 _NOWHERE = _NoLocations()
@@ -343,8 +343,8 @@ def _validate(
     root: WorkloadItem | None,
     options: BuildOptions,
     old_root: WorkloadItem | None,
-    facts: TreeFacts | None,
-    old_resolutions: Resolutions,
+    facts: TreeCheckCache | None,
+    old_resolutions: ItemResolutionCache,
     index: int,
     workload_rules: bool,
     *,
@@ -436,7 +436,7 @@ def _ratcheted(
     item: WorkloadItem,
     old: WorkloadItem | None,
     config: SchedulingConfig,
-    old_resolutions: Resolutions,
+    old_resolutions: ItemResolutionCache,
 ) -> bool:
     """An update that leaves an item's compiled template unchanged is not validated again."""
     if old is None or old.is_composite != item.is_composite:

@@ -63,7 +63,7 @@ from workloadbuilder.config import (
     config_type_errors,
 )
 from workloadbuilder.field import ErrorList, FieldError, FieldPath, child_path
-from workloadbuilder.item import COMPOSITE, LEAF, BlockInput, WorkloadInput, WorkloadItem, _Kind
+from workloadbuilder.item import COMPOSITE, LEAF, BlockInput, WorkloadInput, WorkloadItem, _ItemKind
 from workloadbuilder.options import BuildOptions, DisruptionModeOption, SchedulingPolicyOption
 
 # ------------------------------------------------------------------ name and key formats
@@ -126,7 +126,7 @@ def label_key_errors(value: str) -> list[str]:
 # --------------------------------------------------------------------------- resolving an item
 
 
-def _kind_of(item: WorkloadItem) -> _Kind:
+def _kind_of(item: WorkloadItem) -> _ItemKind:
     return COMPOSITE if item.is_composite else LEAF
 
 
@@ -134,7 +134,7 @@ def _user_config(item: WorkloadItem) -> SchedulingConfig:
     return _map_input(item.input, _kind_of(item))
 
 
-def _map_input(given: WorkloadInput, kind: _Kind) -> SchedulingConfig:
+def _map_input(given: WorkloadInput, kind: _ItemKind) -> SchedulingConfig:
     policy = getattr(given.policy, kind.data)
     constraints = getattr(given.constraints, kind.data)
     mode = getattr(given.disruption_mode, kind.data)
