@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from conftest import SPECS
+from cli_paths import SPECS
 from typer.testing import CliRunner, Result
 
 import workloadbuilder as wb

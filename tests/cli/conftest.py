@@ -1,4 +1,4 @@
-"""Shared helpers of the command-line tests: the runner, the bundled specs, the 1.37 oracle."""
+"""The command-line tests' runner (their paths are in ``cli_paths``)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,6 @@ import pytest
 from typer.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-ROOT = Path(__file__).resolve().parents[2]
-SPECS = ROOT / "examples" / "specs"
-NODES = ROOT / "examples" / "nodes.yaml"
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema  # type: ignore[import-untyped, unused-ignore]
 import pytest
 import yaml
-from conftest import NODES, ROOT, SPECS
+from cli_paths import NODES, ROOT, SPECS
 from oracles import assert_schema_valid
 from typer.testing import CliRunner
 

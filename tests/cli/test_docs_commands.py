@@ -8,7 +8,7 @@ import shlex
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from cli_paths import ROOT
 from typer.testing import CliRunner
 
 from workloadbuilder.cli import app

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import NODES, ROOT, SPECS
+from cli_paths import NODES, ROOT, SPECS
 from typer.testing import CliRunner
 
 from workloadbuilder.cli import app

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 import yaml
+from cli_paths import ROOT
 from cluster_support import GROUP_NAME, NS, TRAINING, WORKLOAD, add_workers, cli, create_namespace
-from conftest import ROOT
 from rich.progress import Progress
 from server_process import command, server_process
 from typer.testing import CliRunner

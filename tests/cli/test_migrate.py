@@ -12,7 +12,7 @@ import jsonschema  # type: ignore[import-untyped, unused-ignore]
 import kubernetes_validate
 import pytest
 import yaml
-from conftest import ROOT
+from cli_paths import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles import assert_schema_valid

@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 
+from cli_paths import SPECS
 from cluster_support import (
     GROUP_NAME,
     NS,
@@ -16,7 +17,6 @@ from cluster_support import (
     cli,
     create_namespace,
 )
-from conftest import SPECS
 from typer.testing import CliRunner
 
 from workloadbuilder.cli import app

@@ -8,7 +8,7 @@ from pathlib import Path
 import jsonschema  # type: ignore[import-untyped, unused-ignore]
 import pytest
 import yaml
-from conftest import SPECS
+from cli_paths import SPECS
 from oracles import assert_schema_valid
 
 import workloadbuilder as wb

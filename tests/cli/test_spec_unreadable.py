@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, SPECS
+from cli_paths import ROOT, SPECS
 from typer.testing import CliRunner
 
 from workloadbuilder.cli import app
