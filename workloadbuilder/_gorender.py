@@ -120,44 +120,34 @@ def _fmt_f(ds: str, dp: int) -> str:
     return ds[:dp] + "." + ds[dp:]
 
 
-def _special_float(f: float) -> str | None:
-    if math.isnan(f):
-        return "NaN"
-    if math.isinf(f):
-        return "+Inf" if f > 0 else "-Inf"
-    return None
-
-
 def _go_float_v(f: float) -> str:
     """Go's ``%v`` for a float64 (``strconv.FormatFloat(f, 'g', -1, 64)``)."""
-    special = _special_float(f)
-    if special is not None:
-        return special
-    neg = "-" if math.copysign(1.0, f) < 0 else ""
-    if f == 0:
-        return neg + "0"
-    ds, dp = _shortest_digits(f)
-    exp = dp - 1
-    body = _fmt_e(ds, dp) if exp < -4 or exp >= 6 else _fmt_f(ds, dp)
-    return neg + body
+    return _go_float(f, for_json=False)
 
 
 def _go_json_float(f: float) -> str:
     """A float as Go's ``encoding/json`` writes it."""
-    special = _special_float(f)
-    if special is not None:
-        return special
+    return _go_float(f, for_json=True)
+
+
+def _go_float(f: float, *, for_json: bool) -> str:
+    """Shortest digits, in exponent form where Go's ``%v`` (exponent below -4 or from 6 on) or
+    ``encoding/json`` (magnitude below 1e-6 or from 1e21 on, ``e-7`` not ``e-07``) uses it."""
+    if math.isnan(f):
+        return "NaN"
+    if math.isinf(f):
+        return "+Inf" if f > 0 else "-Inf"
     neg = "-" if math.copysign(1.0, f) < 0 else ""
     if f == 0:
         return neg + "0"
     ds, dp = _shortest_digits(f)
-    a = abs(f)
-    if a < 1e-6 or a >= 1e21:
-        s = _fmt_e(ds, dp)
-        s = re.sub(r"e-0(\d)$", r"e-\1", s)
-    else:
-        s = _fmt_f(ds, dp)
-    return neg + s
+    if for_json:
+        a = abs(f)
+        if a < 1e-6 or a >= 1e21:
+            return neg + re.sub(r"e-0(\d)$", r"e-\1", _fmt_e(ds, dp))
+    elif dp - 1 < -4 or dp - 1 >= 6:
+        return neg + _fmt_e(ds, dp)
+    return neg + _fmt_f(ds, dp)
 
 
 class _NotJSON(Exception):

@@ -229,6 +229,14 @@ PathLike = FieldPath | str | None
 path string, or ``None`` (apimachinery's nil path, rendered ``<nil>``)."""
 
 
+def _bound(limit: int, phrase: str, unit: str, unbounded: str) -> str:
+    """The detail of a length or count bound, as apimachinery words it (``unbounded`` when the
+    limit is negative: unknown)."""
+    if limit < 0:
+        return unbounded
+    return f"{phrase} {limit} {unit if limit == 1 else unit + 's'}"
+
+
 def _path_str(path: PathLike) -> str:
     if path is None:
         return "<nil>"
@@ -366,42 +374,26 @@ class FieldError:
     @classmethod
     def too_long(cls, path: PathLike, value: Any = None, max_length: int = -1) -> FieldError:
         """A string longer than ``max_length`` bytes; the value itself is never shown."""
-        if max_length >= 0:
-            unit = "byte" if max_length == 1 else "bytes"
-            detail = f"may not be more than {max_length} {unit}"
-        else:
-            detail = "value is too long"
+        detail = _bound(max_length, "may not be more than", "byte", "value is too long")
         return cls(ErrorType.TOO_LONG, _path_str(path), "<value omitted>", detail)
 
     @classmethod
     def too_short(cls, path: PathLike, value: Any, min_length: int) -> FieldError:
         """A string shorter than ``min_length`` characters."""
-        if min_length >= 0:
-            unit = "character" if min_length == 1 else "characters"
-            detail = f"must be at least {min_length} {unit}"
-        else:
-            detail = "value is too short"
+        detail = _bound(min_length, "must be at least", "character", "value is too short")
         return cls(ErrorType.TOO_SHORT, _path_str(path), value, detail)
 
     @classmethod
     def too_many(cls, path: PathLike, actual: int, max_items: int) -> FieldError:
         """A list with more than ``max_items`` items (``Too many: <actual>: ...``)."""
-        if max_items >= 0:
-            unit = "item" if max_items == 1 else "items"
-            detail = f"must have at most {max_items} {unit}"
-        else:
-            detail = "has too many items"
+        detail = _bound(max_items, "must have at most", "item", "has too many items")
         bad: Any = actual if actual >= 0 else OMIT_VALUE
         return cls(ErrorType.TOO_MANY, _path_str(path), bad, detail)
 
     @classmethod
     def too_few(cls, path: PathLike, actual: int, min_items: int) -> FieldError:
         """A list with fewer than ``min_items`` items."""
-        if min_items >= 0:
-            unit = "item" if min_items == 1 else "items"
-            detail = f"must have at least {min_items} {unit}"
-        else:
-            detail = "has too few items"
+        detail = _bound(min_items, "must have at least", "item", "has too few items")
         return cls(ErrorType.TOO_FEW, _path_str(path), actual, detail)
 
     @classmethod

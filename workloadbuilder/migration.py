@@ -18,7 +18,7 @@ its field as a :class:`MigrationFinding`: never dropped or emitted silently.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -124,9 +124,9 @@ def _document(doc: Any, target: Target, at: FieldPath | None = None) -> tuple[An
     if isinstance(kind, str) and kind in _LISTS:
         return _list(doc, target, _LISTS[str(kind)], at)
     if kind == "Workload":
-        return _workload(doc, target, at)
+        return _migrated(doc, target, at, Workload, _workload)
     if kind == "PodGroup":
-        return _pod_group(doc, target, at)
+        return _migrated(doc, target, at, PodGroup, _pod_group)
     unknown = FieldError.not_supported(_at(at, "kind"), kind, ["PodGroup", "Workload"])
     return doc, [(unknown, True)]
 
@@ -148,6 +148,12 @@ def _list(
     if isinstance(items, list):
         new["items"] = migrated
     return new, found
+
+
+def _group_spec(spec: dict[str, Any], path: FieldPath, found: _Found) -> None:
+    """Migrate what a Workload's template and a PodGroup's spec share, in place."""
+    _disruption(spec, path, found)
+    _topology(spec, path, found)
 
 
 def _disruption(spec: dict[str, Any], path: FieldPath, found: _Found) -> None:
@@ -178,9 +184,22 @@ def _retargeted(doc: Mapping[str, Any], target: Target) -> dict[str, Any]:
     return new
 
 
-def _workload(doc: Mapping[str, Any], target: Target, at: FieldPath | None) -> tuple[Any, _Found]:
+def _migrated(
+    doc: Mapping[str, Any],
+    target: Target,
+    at: FieldPath | None,
+    model: type[Workload] | type[PodGroup],
+    migrate: Callable[[dict[str, Any], FieldPath | None, _Found], None],
+) -> tuple[Any, _Found]:
+    """``doc`` retargeted and migrated in place by ``migrate``, with what it found and what
+    the 1.37 ``model`` still refuses."""
     new = _retargeted(doc, target)
     found: _Found = []
+    migrate(new, at, found)
+    return new, _merge(found, _check(model, new, at))
+
+
+def _workload(new: dict[str, Any], at: FieldPath | None, found: _Found) -> None:
     spec_path = _at(at, "spec")
     if isinstance(spec := new.get("spec"), dict):
         templates = spec.get("podGroupTemplates")
@@ -189,11 +208,9 @@ def _workload(doc: Mapping[str, Any], target: Target, at: FieldPath | None) -> t
             if not isinstance(template, dict):
                 continue
             path = spec_path.child("podGroupTemplates").index(i)
-            _disruption(template, path, found)
-            _topology(template, path, found)
+            _group_spec(template, path, found)
             placed.append((path, template))
         found.extend((e, True) for e in _priority_errors(placed))
-    return new, _merge(found, _check(Workload, new, at))
 
 
 def _priority_errors(templates: list[tuple[FieldPath, dict[str, Any]]]) -> list[FieldError]:
@@ -217,16 +234,13 @@ def _priority_errors(templates: list[tuple[FieldPath, dict[str, Any]]]) -> list[
     return errors
 
 
-def _pod_group(doc: Mapping[str, Any], target: Target, at: FieldPath | None) -> tuple[Any, _Found]:
-    new = _retargeted(doc, target)
-    found: _Found = []
+def _pod_group(new: dict[str, Any], at: FieldPath | None, found: _Found) -> None:
     spec_path = _at(at, "spec")
     if isinstance(spec := new.get("spec"), dict):
         if "podGroupTemplateRef" in spec:
             ref = _workload_ref(spec["podGroupTemplateRef"], spec_path, found)
             new["spec"] = spec = _renamed(spec, "podGroupTemplateRef", "workloadRef", ref)
-        _disruption(spec, spec_path, found)
-        _topology(spec, spec_path, found)
+        _group_spec(spec, spec_path, found)
     if "status" in new:
         status = new.pop("status")
         if status:
@@ -235,7 +249,6 @@ def _pod_group(doc: Mapping[str, Any], target: Target, at: FieldPath | None) -> 
                 " PodGroupInitiallyScheduled, formerly PodGroupScheduled)"
             )
             found.append((FieldError.forbidden(_at(at, "status"), detail), False))
-    return new, _merge(found, _check(PodGroup, new, at))
 
 
 def _workload_ref(ref: Any, spec_path: FieldPath, found: _Found) -> dict[str, Any] | None:

@@ -89,19 +89,15 @@ class JobEvent:
 
     @classmethod
     def failed_workload_create(cls, job_name: str, error: str) -> JobEvent:
-        return cls(
-            "Warning",
-            "FailedWorkloadCreate",
-            f"Failed to create Workload for Job {job_name}: {error}",
-        )
+        return cls._failed("FailedWorkloadCreate", "create", job_name, error)
 
     @classmethod
     def failed_workload_compilation(cls, job_name: str, error: str) -> JobEvent:
-        return cls(
-            "Warning",
-            "FailedWorkloadCompilation",
-            f"Failed to compile Workload for Job {job_name}: {error}",
-        )
+        return cls._failed("FailedWorkloadCompilation", "compile", job_name, error)
+
+    @classmethod
+    def _failed(cls, reason: str, step: str, job_name: str, error: str) -> JobEvent:
+        return cls("Warning", reason, f"Failed to {step} Workload for Job {job_name}: {error}")
 
 
 @dataclass(frozen=True, slots=True)
