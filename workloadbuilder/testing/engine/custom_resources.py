@@ -80,18 +80,14 @@ class CustomResourceEngine(Engine):
         registry: Registry,
         store: Store,
         field_checker: FieldChecker | None,
-        *,
-        auto_create_namespaces: bool = False,
+        **options: bool,
     ) -> None:
-        super().__init__(
-            registry,
-            store,
-            custom_field_checker(registry, field_checker),
-            auto_create_namespaces=auto_create_namespaces,
-        )
+        """As :class:`Engine`, ``field_checker`` extended to custom resources."""
+        super().__init__(registry, store, custom_field_checker(registry, field_checker), **options)
         self._synced: dict[str, str] = {}
         """CRD name -> the resourceVersion whose types are in the registry."""
         self._cleaning = False
+        self.own_deletes[DEFINITIONS] = self._delete_definition
 
     # -- custom resources: schema, status, patch types ----------------------------------
 
@@ -139,21 +135,11 @@ class CustomResourceEngine(Engine):
                 )
         return super().create(rt, namespace, body, opts)
 
-    def patch(
-        self,
-        rt: ResourceType,
-        namespace: str | None,
-        name: str,
-        body: bytes | str | Any,
-        content_type: str,
-        opts: WriteOptions,
-        subresource: str = "",
-    ) -> Result:
-        """PATCH; a custom resource takes JSON patch, merge patch and apply only (else 415)."""
-        media = content_type.split(";")[0].strip().lower()
-        if isinstance(rt, CustomResourceType) and media not in CUSTOM_PATCH_TYPES:
-            raise errors.unsupported_media_type(media, list(CUSTOM_PATCH_TYPES))
-        return super().patch(rt, namespace, name, body, content_type, opts, subresource)
+    def patch_types(self, rt: ResourceType) -> tuple[str, ...]:
+        """A custom resource takes JSON patch, merge patch and apply only (else 415)."""
+        if isinstance(rt, CustomResourceType):
+            return CUSTOM_PATCH_TYPES
+        return super().patch_types(rt)
 
     # -- the naming and establishing controllers -----------------------------------------
 
@@ -204,31 +190,20 @@ class CustomResourceEngine(Engine):
 
     # -- deleting a definition: the finalizer controller --------------------------------
 
-    def delete(
+    def _delete_definition(
         self,
         rt: ResourceType,
         namespace: str | None,
         name: str,
-        propagation: str | None = None,
-        dry_run: bool = False,
-        *,
-        preconditions: dict[str, Any] | None = None,
-        grace_period: int | None = None,
-    ) -> Result:
-        """DELETE; the first DELETE of a CRD only marks it, as its registry does: in one write
+        dry_run: bool,
+        preconditions: dict[str, Any] | None,
+    ) -> Result | None:
+        """The first DELETE of a CRD only marks it, as its registry does: in one write
         ``deletionTimestamp``, the cleanup finalizer and a ``Terminating`` condition (no
         field manager records it). The finalizer controller then takes over."""
-        stored = self._stored(rt, namespace, name) if is_definition(rt) else None
-        if stored is None or stored.obj["metadata"].get("deletionTimestamp"):
-            return super().delete(
-                rt,
-                namespace,
-                name,
-                propagation,
-                dry_run,
-                preconditions=preconditions,
-                grace_period=grace_period,
-            )
+        stored = self._stored(rt, namespace, name)
+        if stored.obj["metadata"].get("deletionTimestamp"):
+            return None
         checks.check_delete_preconditions(rt, stored.obj["metadata"], preconditions or {})
         obj = copy_json(stored.obj)
         meta = obj["metadata"]

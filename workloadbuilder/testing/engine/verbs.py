@@ -3,6 +3,7 @@ shared by the HTTP layer and the in-process API."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,6 +64,8 @@ MERGE = "application/merge-patch+json"
 STRATEGIC = "application/strategic-merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
 PATCH_TYPES = (JSON_PATCH, MERGE, APPLY, STRATEGIC)
+OwnDelete = Callable[[ResourceType, str | None, str, bool, dict[str, Any] | None], "Result | None"]
+"""A kind's own DELETE: ``(rt, namespace, name, dry_run, preconditions)`` to its answer."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,9 @@ class Engine:
         self.field_checker = field_checker
         self.auto_create_namespaces = auto_create_namespaces
         self.controllers = Controllers(store, self)
+        self.own_deletes: dict[GroupResource, OwnDelete] = {}
+        """Kinds whose registry answers a DELETE its own way, before anything is checked: the
+        answer, or ``None`` to delete as usual."""
 
     # -- lookups ---------------------------------------------------------------------------
 
@@ -259,9 +265,7 @@ class Engine:
         checks.check_identity(rt, obj, namespace, name)
         stored = self._stored(rt, namespace, name)
         warnings = self._check_fields(rt, obj, opts, apply=False)
-        result = self._update(rt, stored, obj, opts, subresource)
-        result.warnings = warnings
-        return result
+        return self._update(rt, stored, obj, opts, subresource, warnings)
 
     def _update(
         self,
@@ -270,7 +274,9 @@ class Engine:
         obj: dict[str, Any],
         opts: WriteOptions,
         subresource: str,
+        warnings: Sequence[str] = (),
     ) -> Result:
+        """An update (PUT, non-apply PATCH, a controller's write) answered with ``warnings``."""
         old = stored.obj
         checks.check_resource_version(rt, obj["metadata"].get("resourceVersion"), old)
         base = self._manager_entries(stored, obj)
@@ -288,7 +294,9 @@ class Engine:
             managed.tracked_view(new, scope),
             now(),
         )
-        return self._finish(rt, stored, new, entries, opts)
+        result = self._finish(rt, stored, new, entries, opts)
+        result.warnings = list(warnings)
+        return result
 
     def patch(
         self,
@@ -302,8 +310,9 @@ class Engine:
     ) -> Result:
         """PATCH in any of the four patch formats; apply creates a missing object (201)."""
         content_type = content_type.split(";")[0].strip().lower()
-        if content_type not in PATCH_TYPES:
-            raise errors.unsupported_media_type(content_type, list(PATCH_TYPES))
+        accepted = self.patch_types(rt)
+        if content_type not in accepted:
+            raise errors.unsupported_media_type(content_type, list(accepted))
         if content_type == APPLY:
             return self._apply(rt, namespace, name, body, opts, subresource)
         if opts.force:
@@ -337,9 +346,11 @@ class Engine:
         obj = checks.check_type(self.registry, rt, candidate)
         checks.check_identity(rt, obj, namespace, name)
         warnings = self._check_fields(rt, obj, opts, apply=False)
-        result = self._update(rt, stored, obj, opts, subresource)
-        result.warnings = warnings
-        return result
+        return self._update(rt, stored, obj, opts, subresource, warnings)
+
+    def patch_types(self, rt: ResourceType) -> tuple[str, ...]:
+        """The patch formats a PATCH of ``rt`` accepts (a 415 lists them)."""
+        return PATCH_TYPES
 
     def _apply(
         self,
@@ -479,6 +490,10 @@ class Engine:
         ``preconditions`` (``uid``, ``resourceVersion``: a 409 unless the live object has them)
         and, for pods, a grace period (:mod:`.grace`).
         """
+        own = self.own_deletes.get(resource_of(rt))
+        handled = own(rt, namespace, name, dry_run, preconditions) if own else None
+        if handled is not None:
+            return handled
         if propagation not in (None, "Background", "Foreground", "Orphan"):
             raise errors.bad_request(
                 f"Unsupported propagationPolicy {propagation!r}: "

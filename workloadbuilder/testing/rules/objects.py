@@ -32,14 +32,6 @@ from .metadata import (
 )
 from .workload import validate_workload, validate_workload_update
 
-__all__ = [
-    "POD_GROUP_PROTECTION",
-    "admit",
-    "apply_defaults",
-    "has_status_subresource",
-    "validate_object",
-]
-
 SCHEDULING_GROUP: Final = "scheduling.k8s.io"
 _DEFAULTED_GROUPS: Final = frozenset({"PodGroup", "CompositePodGroup"})
 _STATUS_KINDS: Final = frozenset(

@@ -17,7 +17,6 @@ from workloadbuilder.testing.apply.merge import copy_json
 from workloadbuilder.testing.common.errors import APIStatusError
 from workloadbuilder.testing.common.resources import (
     DEFAULT_RESOURCES,
-    FEATURE_GATES,
     Registry,
     ResourceType,
     resolve_gates,
@@ -32,23 +31,14 @@ from workloadbuilder.testing.engine.verbs import (
     Result,
     WriteOptions,
 )
-from workloadbuilder.testing.server.faults import Fault, Faults, RecordedRequest
+from workloadbuilder.testing.server.faults import Faults, RecordedRequest
 from workloadbuilder.testing.server.handler import HTTPHandler
 from workloadbuilder.testing.store.store import Store
 
 if TYPE_CHECKING:
     from kubernetes_asyncio.client import ApiClient
 
-__all__ = [
-    "DEFAULT_RESOURCES",
-    "FEATURE_GATES",
-    "APIStatusError",
-    "FakeAPIServer",
-    "Fault",
-    "Faults",
-    "RecordedRequest",
-    "ResourceType",
-]
+__all__ = ["DEFAULT_MANAGER", "FakeAPIServer"]
 
 DEFAULT_MANAGER = "workloadbuilder-testing"
 _PATCH_TYPES = {"apply": APPLY, "merge": MERGE, "strategic": STRATEGIC, "json": JSON_PATCH}

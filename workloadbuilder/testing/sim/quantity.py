@@ -7,23 +7,13 @@ import re
 from fractions import Fraction
 from typing import Final
 
+# Binary suffixes (Ki = 2**10 ... Ei = 2**60), then decimal ones (n = 10**-9 ... E = 10**18).
 _SUFFIXES: Final = {
-    "Ki": Fraction(2**10),
-    "Mi": Fraction(2**20),
-    "Gi": Fraction(2**30),
-    "Ti": Fraction(2**40),
-    "Pi": Fraction(2**50),
-    "Ei": Fraction(2**60),
-    "n": Fraction(1, 10**9),
-    "u": Fraction(1, 10**6),
-    "m": Fraction(1, 10**3),
-    "": Fraction(1),
-    "k": Fraction(10**3),
-    "M": Fraction(10**6),
-    "G": Fraction(10**9),
-    "T": Fraction(10**12),
-    "P": Fraction(10**15),
-    "E": Fraction(10**18),
+    **{f"{p}i": Fraction(2 ** (10 * k)) for k, p in enumerate("KMGTPE", 1)},
+    **{
+        p: Fraction(10) ** (3 * k)
+        for k, p in enumerate(["n", "u", "m", "", "k", "M", "G", "T", "P", "E"], -3)
+    },
 }
 _QUANTITY: Final = re.compile(
     r"(?P<number>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))"
