@@ -12,9 +12,9 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, SupportsIndex, overload
+from typing import TYPE_CHECKING, Any, Final, SupportsIndex, TypeVar, overload
 
 from ._gorender import go_quote, render_value, sprint
 
@@ -29,6 +29,7 @@ __all__ = [
     "FieldPath",
     "PathLike",
     "child_path",
+    "parse_model",
     "render_value",
 ]
 
@@ -607,3 +608,17 @@ class ErrorList(list[FieldError]):
             constructor, args = convert_pydantic_error(err, leaf_type)
             out.append(getattr(FieldError, constructor)(path, *args))
         return out
+
+
+_Model = TypeVar("_Model", bound="pydantic.BaseModel")
+
+
+def parse_model(model: type[_Model], value: object, expected: str) -> _Model:
+    """``value`` as ``model``: itself if it is one, else its mapping parsed (pydantic's
+    ``ValidationError`` when it does not parse); any other value is a ``TypeError`` that says
+    ``expected`` and the type it got."""
+    if isinstance(value, model):
+        return value
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{expected}, not {type(value).__name__}")
+    return model.model_validate(value)

@@ -30,7 +30,7 @@ from ..config import (
     SchedulingConfigFunc,
     SchedulingPolicy,
 )
-from ..field import ErrorList, FieldPath
+from ..field import ErrorList, FieldPath, parse_model
 from ..item import (
     ConstraintsInput,
     DisruptionModeInput,
@@ -77,15 +77,11 @@ def parse_scheduling(
     scheduling: JobSchedulingConfiguration | Mapping[str, Any] | None, path: PathLike
 ) -> JobSchedulingConfiguration | None:
     """``spec.scheduling`` as a model; ``BuildError`` (errors at ``path``) if it does not parse."""
-    if scheduling is None or isinstance(scheduling, JobSchedulingConfiguration):
-        return scheduling
-    if not isinstance(scheduling, Mapping):
-        raise TypeError(
-            "scheduling must be a JobSchedulingConfiguration or its dict,"
-            f" not {type(scheduling).__name__}"
-        )
+    if scheduling is None:
+        return None
+    expected = "scheduling must be a JobSchedulingConfiguration or its dict"
     try:
-        return JobSchedulingConfiguration.model_validate(scheduling)
+        return parse_model(JobSchedulingConfiguration, scheduling, expected)
     except ValidationError as exc:
         errors = ErrorList.from_pydantic(exc, as_path(path), model=JobSchedulingConfiguration)
         raise BuildError(f"the Job's scheduling block is malformed: {errors}", errors) from None
