@@ -17,7 +17,7 @@ from ._members import active
 from ._queries import get_document
 from ._resources import POD_GROUPS, PODS, WORKLOADS, Resource, parse
 from ._snapshot import Snapshot, name_of, pod_group_of
-from ._transport import RetryPolicy, Transport
+from ._transport import RetryPolicy, Transport, transport_for
 from .errors import APIError, ObjectRef
 
 __all__ = ["Finding", "FindingKind", "Severity", "audit"]
@@ -82,7 +82,7 @@ async def audit(
     ``MissingAPIError`` (naming the ``GenericWorkload`` gate) when the cluster does not serve
     the scheduling API; CompositePodGroups read as none when only their API is off.
     """
-    transport = Transport(api_client, retry)
+    transport = transport_for(api_client, retry)
     snapshot = await Snapshot.read(transport, namespace)
     missing = snapshot.missing_api(POD_GROUPS, WORKLOADS)
     if missing is not None:

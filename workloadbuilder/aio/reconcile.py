@@ -22,7 +22,7 @@ from ._drift import ImmutableChange, group_changes, workload_changes
 from ._ownership import adopt_orphan, already_exists, controlled_by, controller_of
 from ._queries import list_documents
 from ._resources import COMPOSITE_POD_GROUPS, POD_GROUPS, WORKLOADS, parse, ref_of, resource_of
-from ._transport import RetryPolicy, Transport
+from ._transport import RetryPolicy, Transport, transport_for
 from .apply import apply_documents
 from .errors import APIError, ApplyError, ObjectRef
 from .events import (
@@ -402,7 +402,7 @@ async def reconcile(
     api_client: Any,
     builder: Builder,
     *,
-    field_manager: str,
+    field_manager: str | None = None,
     new_execution: bool = True,
     adopt: bool = False,
     retry: RetryPolicy | None = None,
@@ -423,11 +423,12 @@ async def reconcile(
     ``immutable`` and recorded as an ``ImmutableChangeNotApplied`` Warning. It creates nothing
     when several Workloads match, and records ``FailedWorkloadCompilation`` (tree errors,
     returned in ``errors``) or ``FailedWorkloadCreate`` (then raises the ``ApplyError``) on
-    failure. Running it again changes nothing.
+    failure. Running it again changes nothing. ``field_manager`` is required unless
+    ``api_client`` is an ``aio.Client`` (then it defaults to the client's).
     """
-    if not field_manager:
-        raise ValueError("field_manager is required: name your controller (e.g. 'my-operator')")
+    transport = transport_for(api_client, retry)
+    manager = transport.writer(field_manager)
     if not isinstance(adopt, bool):
         raise TypeError(f"adopt must be a bool, not {type(adopt).__name__}")
-    reconciler = _Reconciler(Transport(api_client, retry), builder, field_manager, adopt)
+    reconciler = _Reconciler(transport, builder, manager, adopt)
     return await reconciler.run(new_execution)

@@ -16,7 +16,7 @@ from ..job import JobEvent, JobSchedulingDecision, decide_job_scheduling
 from ._ownership import already_exists
 from ._queries import list_documents
 from ._resources import POD_GROUPS, PODS, WORKLOADS, ref_of
-from ._transport import RetryPolicy, Transport
+from ._transport import RetryPolicy, Transport, transport_for
 from .apply import apply_documents
 from .errors import APIError, ApplyError, ObjectRef
 from .events import Event, record_event
@@ -182,7 +182,7 @@ async def reconcile_job(
     api_client: Any,
     job: Any,
     *,
-    field_manager: str = "job-controller",
+    field_manager: str | None = None,
     pods: Sequence[Any] | None = None,
     gate_enabled: bool = True,
     retry: RetryPolicy | None = None,
@@ -198,9 +198,11 @@ async def reconcile_job(
     listed by the ``batch.kubernetes.io/controller-uid`` label): a Job that has any is not new.
     ``gate_enabled`` says whether the cluster runs with ``WorkloadWithJob`` (``preflight``
     checks it). Running it again creates nothing. Returns what it found and did; the
-    ``objects`` are the Job's PodGroup.
+    ``objects`` are the Job's PodGroup. ``field_manager`` defaults to an ``aio.Client``'s, else
+    ``job-controller`` (the Job controller's).
     """
-    sync = _JobSync(Transport(api_client, retry), job, field_manager)
+    transport = transport_for(api_client, retry)
+    sync = _JobSync(transport, job, transport.writer(field_manager, "job-controller"))
     if pods is None:
         pods = await list_documents(
             sync.transport,

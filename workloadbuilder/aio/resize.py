@@ -10,7 +10,7 @@ from ..api.scheduling_v1beta1 import PodGroup
 from ._answers import checked_object
 from ._queries import get_document
 from ._resources import POD_GROUPS, WORKLOADS, parse
-from ._transport import RetryPolicy, Transport
+from ._transport import RetryPolicy, transport_for
 from .errors import APIError, ObjectRef
 
 __all__ = ["DEFAULT_FIELD_MANAGER", "resize"]
@@ -86,7 +86,7 @@ async def resize(
     min_count: int,
     *,
     namespace: str | None = None,
-    field_manager: str = DEFAULT_FIELD_MANAGER,
+    field_manager: str | None = None,
     retry: RetryPolicy | None = None,
 ) -> PodGroup:
     """Set an elastic gang's ``schedulingPolicy.gang.minCount`` to ``min_count``.
@@ -96,10 +96,12 @@ async def resize(
     what differs is patched, so calling ``resize`` again after a failure completes it. Nothing
     else changes: a Basic group, a CompositePodGroup (its policy is immutable) or a count
     outside 1..2**31-1 is refused before any request. Returns the server's PodGroup.
+    ``field_manager`` defaults to an ``aio.Client``'s, else ``DEFAULT_FIELD_MANAGER``.
     """
     count = _check_count(min_count)
     ref = _identify(pod_group_or_name, namespace)
-    transport = Transport(api_client, retry)
+    transport = transport_for(api_client, retry)
+    field_manager = transport.writer(field_manager, DEFAULT_FIELD_MANAGER)
     current = await get_document(transport, POD_GROUPS, ref.namespace, ref.name)
     if current is None:
         raise APIError(
