@@ -220,7 +220,7 @@ class Transport:
 
     ``retry`` ``None`` means the policy current at each request (``default_retry``'s, else the
     defaults). ``field_manager`` is who writes when a helper is given none (``None``: the
-    helper's own default). ``requests`` and ``retries`` count what went on the wire.
+    helper's own default). ``counters`` count what went on the wire.
     """
 
     def __init__(
@@ -249,14 +249,6 @@ class Transport:
     def own_retry(self) -> RetryPolicy | None:
         """The policy this core was given (``None``: the current one at each request)."""
         return self._retry
-
-    @property
-    def requests(self) -> int:
-        return self.counters.requests
-
-    @property
-    def retries(self) -> int:
-        return self.counters.retries
 
     def with_retry(self, retry: RetryPolicy) -> Transport:
         """The same core (client, discovery cache, counters) under another retry policy."""

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ._answers import checked_object
+from ._ownership import already_exists
 from ._resources import (
     COMPOSITE_POD_GROUPS,
     WORKLOADS,
@@ -112,6 +113,23 @@ async def apply_documents(
     return await _apply(
         transport, docs, field_manager, force, dry_run, concurrency, False, create_only
     )
+
+
+async def create_document(
+    transport: Transport, doc: dict[str, Any], field_manager: str
+) -> dict[str, Any] | APIError:
+    """Create ``doc`` (never apply over an existing object): the server's object, or the
+    ``AlreadyExists`` answer when the name is taken; any other failure raises ``ApplyError``."""
+    try:
+        [stored] = await apply_documents(
+            transport, [doc], field_manager=field_manager, create_only=True
+        )
+    except ApplyError as exc:
+        [failure] = exc.failures.values()
+        if already_exists(failure):
+            return failure
+        raise
+    return stored
 
 
 async def _apply(

@@ -35,11 +35,18 @@ OTHER_GROUP_MARKERS: Final[tuple[tuple[str, str, str], ...]] = (
 """Pod labels and annotations by which other group systems put a pod in their own group."""
 
 
-class Severity(StrEnum):
-    """``Error``: scheduling will not work as meant; ``Warning``: it may not."""
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One problem: on which object, what it is, and what to do about it."""
 
-    ERROR = "Error"
-    WARNING = "Warning"
+    object: ObjectRef
+    kind: FindingKind
+    severity: Severity
+    message: str
+    action: str
+
+    def __str__(self) -> str:
+        return f"{self.severity} {self.kind} {self.object}: {self.message}; {self.action}"
 
 
 class FindingKind(StrEnum):
@@ -58,18 +65,11 @@ class FindingKind(StrEnum):
     MIN_GROUP_COUNT_TOO_HIGH = "MinGroupCountTooHigh"
 
 
-@dataclass(frozen=True, order=True)
-class Finding:
-    """One problem: on which object, what it is, and what to do about it."""
+class Severity(StrEnum):
+    """``Error``: scheduling will not work as meant; ``Warning``: it may not."""
 
-    object: ObjectRef
-    kind: FindingKind
-    severity: Severity
-    message: str
-    action: str
-
-    def __str__(self) -> str:
-        return f"{self.severity} {self.kind} {self.object}: {self.message}; {self.action}"
+    ERROR = "Error"
+    WARNING = "Warning"
 
 
 async def audit(

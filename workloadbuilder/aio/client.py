@@ -81,12 +81,12 @@ class Client:
     @property
     def requests(self) -> int:
         """Requests sent through this client so far (each try counts)."""
-        return self.transport.requests
+        return self.transport.counters.requests
 
     @property
     def retries(self) -> int:
         """Retries made so far (after 429, 5xx, dropped connections, timeouts)."""
-        return self.transport.retries
+        return self.transport.counters.retries
 
     preflight = _Method(preflight)
     apply = _Method(apply)

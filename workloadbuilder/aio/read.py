@@ -47,16 +47,12 @@ async def list_objects(
     kind: SchedulingKind,
     *,
     namespace: str,
-    label_selector: str = "",
     retry: RetryPolicy | None = None,
 ) -> list[dict[str, Any]]:
-    """Every ``kind`` object in ``namespace`` (matching ``label_selector``), each with its
-    ``apiVersion`` and ``kind``; read in pages with ``limit``/``continue``.
+    """Every ``kind`` object in ``namespace``, each with its ``apiVersion`` and ``kind``; read
+    in pages with ``limit``/``continue``.
 
     An answer that is not a list is an ``APIError``; so is a kind the cluster does not serve
     (status 404).
     """
-    transport = transport_for(api_client, retry)
-    return await list_documents(
-        transport, _resource(kind), namespace, label_selector=label_selector
-    )
+    return await list_documents(transport_for(api_client, retry), _resource(kind), namespace)

@@ -13,15 +13,14 @@ from typing import Any
 
 from ..api.meta_v1 import OwnerReference
 from ..job import JobEvent, JobSchedulingDecision, decide_job_scheduling
-from ._ownership import already_exists
 from ._queries import list_documents
 from ._resources import POD_GROUPS, PODS, WORKLOADS, ref_of
 from ._transport import RetryPolicy, Transport, transport_for
-from .apply import apply_documents
+from .apply import create_document
 from .errors import APIError, ApplyError, ObjectRef
 from .events import Event, record_event
 from .reconcile import ReconcileResult
-from .resize import STRATEGIC_MERGE_PATCH
+from .resize import patch_spec
 
 __all__ = ["JOB_CONTROLLER_UID_LABEL", "reconcile_job"]
 
@@ -89,29 +88,20 @@ class _JobSync:
         """Create ``doc`` (never apply over an existing object); the ``AlreadyExists`` answer
         when the name is taken."""
         try:
-            [stored] = await apply_documents(
-                self.transport, [doc], field_manager=self.field_manager, create_only=True
-            )
+            stored = await create_document(self.transport, doc, self.field_manager)
         except ApplyError as exc:
-            [failure] = exc.failures.values()
-            if already_exists(failure):
-                return failure
             if doc.get("kind") == "Workload":
+                [failure] = exc.failures.values()
                 await self.event(JobEvent.failed_workload_create(self.name, failure.message))
             raise
+        if isinstance(stored, APIError):
+            return stored
         self.created.append(ref_of(stored))
         return None
 
     async def set_min_count(self, ref: ObjectRef, spec_patch: dict[str, Any]) -> None:
         resource = WORKLOADS if ref.kind == "Workload" else POD_GROUPS
-        await self.transport.request(
-            "PATCH",
-            resource.path(ref.namespace, ref.name),
-            query=[("fieldManager", self.field_manager)],
-            body={"spec": spec_patch},
-            content_type=STRATEGIC_MERGE_PATCH,
-            target=ref,
-        )
+        await patch_spec(self.transport, resource, ref, spec_patch, self.field_manager)
         self.resized.append(ref)
 
     async def run(self, pods: Sequence[Any], gate_enabled: bool) -> ReconcileResult:

@@ -9,8 +9,8 @@ from ..api.scheduling_v1alpha3 import CompositePodGroup
 from ..api.scheduling_v1beta1 import PodGroup
 from ._answers import checked_object
 from ._queries import get_document
-from ._resources import POD_GROUPS, WORKLOADS, parse
-from ._transport import RetryPolicy, transport_for
+from ._resources import POD_GROUPS, WORKLOADS, Resource, parse
+from ._transport import Response, RetryPolicy, Transport, transport_for
 from .errors import APIError, ObjectRef
 
 __all__ = ["DEFAULT_FIELD_MANAGER", "resize"]
@@ -18,6 +18,25 @@ __all__ = ["DEFAULT_FIELD_MANAGER", "resize"]
 DEFAULT_FIELD_MANAGER = "workloadbuilder"
 STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
 _INT32_MAX = 2**31 - 1
+
+
+async def patch_spec(
+    transport: Transport,
+    resource: Resource,
+    ref: ObjectRef,
+    spec_patch: Mapping[str, Any],
+    field_manager: str,
+) -> Response:
+    """Strategic-merge ``{"spec": spec_patch}`` into ``ref`` as ``field_manager``: how a gang's
+    ``minCount`` changes, on a PodGroup or a Workload's template, as the Job controller does."""
+    return await transport.request(
+        "PATCH",
+        resource.path(ref.namespace, ref.name),
+        query=[("fieldManager", field_manager)],
+        body={"spec": spec_patch},
+        content_type=STRATEGIC_MERGE_PATCH,
+        target=ref,
+    )
 
 
 def _check_count(min_count: object) -> int:
@@ -113,7 +132,6 @@ async def resize(
         raise ValueError(
             f"{ref} uses the basic policy: resize changes only schedulingPolicy.gang.minCount"
         )
-    query = [("fieldManager", field_manager)]
     workload_ref = spec.get("workloadRef") or {}
     workload_name, template = workload_ref.get("workloadName"), workload_ref.get("templateName")
     if workload_name and template:
@@ -126,24 +144,12 @@ async def resize(
                     f"{ref} names template {template!r}, which Workload {workload_name!r} lacks"
                 ) from None
             if patch is not None:
-                await transport.request(
-                    "PATCH",
-                    WORKLOADS.path(ref.namespace, workload_name),
-                    query=query,
-                    body={"spec": patch},
-                    content_type=STRATEGIC_MERGE_PATCH,
-                    target=ObjectRef("Workload", ref.namespace, workload_name),
-                )
+                target = ObjectRef("Workload", ref.namespace, workload_name)
+                await patch_spec(transport, WORKLOADS, target, patch, field_manager)
     if gang.get("minCount") == count:
         unchanged: PodGroup = parse(POD_GROUPS, current)
         return unchanged
-    response = await transport.request(
-        "PATCH",
-        POD_GROUPS.path(ref.namespace, ref.name),
-        query=query,
-        body={"spec": {"schedulingPolicy": {"gang": {"minCount": count}}}},
-        content_type=STRATEGIC_MERGE_PATCH,
-        target=ref,
-    )
+    policy = {"schedulingPolicy": {"gang": {"minCount": count}}}
+    response = await patch_spec(transport, POD_GROUPS, ref, policy, field_manager)
     resized: PodGroup = parse(POD_GROUPS, checked_object(response, POD_GROUPS, ref, "resizing"))
     return resized
