@@ -200,3 +200,56 @@ async def test_a_kind_not_served_lists_as_a_404(fake_apiserver: FakeAPIServer) -
             await aio.list_objects(api, "CompositePodGroup", namespace=NS)
         assert caught.value.status == 404
         assert await aio.read_object(api, "CompositePodGroup", "any", namespace=NS) is None
+
+
+async def test_what_was_not_served_is_asked_again_what_was_is_not() -> None:
+    objects = release_objects()
+    async with apply_server() as server, client_for(server, "kubernetes_asyncio") as api:
+        client = aio.Client(api, "ctl")
+        server.faults.add(method="GET", path=DISCOVERY[0], status=404)
+        with pytest.raises(aio.MissingAPIError):
+            await client.preflight(objects)  # v1alpha3 "not served" this time
+        await client.preflight(objects)  # asked again: the cluster may have been reconfigured
+        await client.preflight(objects)  # now both are known: nothing is sent
+    assert _discovery(server) == sorted([DISCOVERY[0], DISCOVERY[0], DISCOVERY[1]])
+
+
+@pytest.mark.fake_apiserver(feature_gates={"WorkloadWithJob": False})
+async def test_a_job_gate_found_off_is_probed_again(fake_apiserver: FakeAPIServer) -> None:
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "trainer", "namespace": NS},
+        "spec": {
+            "parallelism": 2,
+            "scheduling": {"schedulingPolicy": {"gang": {}}},
+            "template": {
+                "spec": {
+                    "restartPolicy": "Never",
+                    "containers": [{"name": "main", "image": "trainer"}],
+                }
+            },
+        },
+    }
+    async with fake_apiserver.api_client() as api:
+        client = aio.Client(api, "ctl")
+        for _ in range(2):
+            with pytest.raises(aio.MissingAPIError, match="WorkloadWithJob"):
+                await client.preflight([job])
+    probes = [r for r in fake_apiserver.requests if r.method == "POST"]
+    assert [r.query.get("dryRun") for r in probes] == ["All", "All"]
+
+
+async def test_a_client_without_a_policy_uses_the_one_current_at_each_call() -> None:
+    objects = release_objects()
+    async with apply_server() as server, client_for(server, "kubernetes_asyncio") as api:
+        client = aio.Client(api, "ctl")
+        await client.preflight(objects)
+        server.faults.add(method="PATCH", status=503, retry_after=0, times=100)
+        policy = aio.RetryPolicy(attempts=2, initial_wait=0, jitter=0)
+        with aio.default_retry(policy), pytest.raises(aio.ApplyError) as caught:
+            await client.apply(objects[:1])
+        [error] = caught.value.failures.values()
+        assert "after 2 attempts" in error.message
+        assert [r.method for r in server.requests].count("PATCH") == 2
+        assert client.retries == 1

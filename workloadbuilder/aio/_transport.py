@@ -484,7 +484,8 @@ def transport_for(client: Any, retry: RetryPolicy | None = None) -> Transport:
     An ``aio.Client`` brings its own. A bare ``ApiClient`` gets one made at its first use and
     attached to it, so what discovery learned lasts as long as that ``ApiClient`` (an object
     that takes no attribute gets a new core per call). ``retry`` replaces the core's policy for
-    this call only; the caches and counters stay shared.
+    this call only; a core without a policy takes the one current now (``default_retry``'s,
+    else the defaults) for the whole call. The caches and counters stay shared.
     """
     core = client if isinstance(client, Transport) else getattr(client, "transport", None)
     if not isinstance(core, Transport):
@@ -493,4 +494,5 @@ def transport_for(client: Any, retry: RetryPolicy | None = None) -> Transport:
         core = Transport(client)
         with suppress(AttributeError, TypeError):  # no attribute can be added: this call's only
             setattr(client, _ATTACHED, core)
-    return core if retry is None else core.with_retry(retry)
+    policy = retry or core.own_retry or RetryPolicy.current()
+    return core if policy is core.own_retry else core.with_retry(policy)
