@@ -48,7 +48,7 @@ def test_every_helper_is_a_client_method_with_the_helpers_own_parameters() -> No
     for name, helper in helpers.items():
         expected = list(inspect.signature(helper).parameters.values())[1:]
         assert list(inspect.signature(getattr(client, name)).parameters.values()) == expected
-        assert name in (aio.Client.__dict__[name].__doc__ or ""), name
+        assert aio.Client.__dict__[name].__doc__ == helper.__doc__, name
 
 
 def test_the_caches_live_on_the_core_not_in_the_module() -> None:

@@ -31,7 +31,7 @@ class _Method(Generic[_P, _R]):
 
     def __init__(self, helper: Callable[Concatenate[Any, _P], Awaitable[_R]]) -> None:
         self.helper = helper
-        self.__doc__ = f"``aio.{helper.__name__}`` with this client as ``api_client``."
+        self.__doc__ = helper.__doc__  # help(Client) shows the helper's own
 
     @overload
     def __get__(self, client: None, owner: type[Any]) -> _Method[_P, _R]: ...
@@ -63,7 +63,9 @@ class Client:
         if not field_manager:
             raise ValueError("field_manager is required: name your controller (e.g. 'my-operator')")
         self.api_client = api_client
+        """The ``ApiClient`` requests go through."""
         self.transport = Transport(api_client, retry, field_manager=field_manager)
+        """The client core: retry policy, discovery cache, counters."""
 
     def __repr__(self) -> str:
         return f"Client(field_manager={self.field_manager!r})"
@@ -89,13 +91,24 @@ class Client:
         return self.transport.counters.retries
 
     preflight = _Method(preflight)
+    """``aio.preflight`` with this client as ``api_client``."""
     apply = _Method(apply)
+    """``aio.apply`` with this client as ``api_client``."""
     resize = _Method(resize)
+    """``aio.resize`` with this client as ``api_client``."""
     delete = _Method(delete)
+    """``aio.delete`` with this client as ``api_client``."""
     reconcile = _Method(reconcile)
+    """``aio.reconcile`` with this client as ``api_client``."""
     reconcile_job = _Method(reconcile_job)
+    """``aio.reconcile_job`` with this client as ``api_client``."""
     wait_scheduled = _Method(wait_scheduled)
+    """``aio.wait_scheduled`` with this client as ``api_client``."""
     diagnose = _Method(diagnose)
+    """``aio.diagnose`` with this client as ``api_client``."""
     audit = _Method(audit)
+    """``aio.audit`` with this client as ``api_client``."""
     read_object = _Method(read_object)
+    """``aio.read_object`` with this client as ``api_client``."""
     list_objects = _Method(list_objects)
+    """``aio.list_objects`` with this client as ``api_client``."""
