@@ -216,21 +216,11 @@ async def test_what_was_not_served_is_asked_again_what_was_is_not() -> None:
 
 @pytest.mark.fake_apiserver(feature_gates={"WorkloadWithJob": False})
 async def test_a_job_gate_found_off_is_probed_again(fake_apiserver: FakeAPIServer) -> None:
-    job = {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": {"name": "trainer", "namespace": NS},
-        "spec": {
-            "parallelism": 2,
-            "scheduling": {"schedulingPolicy": {"gang": {}}},
-            "template": {
-                "spec": {
-                    "restartPolicy": "Never",
-                    "containers": [{"name": "main", "image": "trainer"}],
-                }
-            },
-        },
-    }
+    pod = {"restartPolicy": "Never", "containers": [{"name": "main", "image": "trainer"}]}
+    gang = {"schedulingPolicy": {"gang": {}}}
+    spec = {"parallelism": 2, "scheduling": gang, "template": {"spec": pod}}
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "t", "namespace": NS}}
+    job["spec"] = spec
     async with fake_apiserver.api_client() as api:
         client = aio.Client(api, "ctl")
         for _ in range(2):
