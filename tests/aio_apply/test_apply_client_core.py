@@ -243,3 +243,21 @@ async def test_a_client_without_a_policy_uses_the_one_current_at_each_call() -> 
         assert "after 2 attempts" in error.message
         assert [r.method for r in server.requests].count("PATCH") == 2
         assert client.retries == 1
+
+
+async def test_a_clients_field_manager_and_policy_can_be_changed_not_emptied() -> None:
+    with pytest.raises(ValueError, match="field_manager is required"):
+        aio.Client(object(), "")
+    objects = release_objects()
+    async with apply_server() as server, client_for(server, "kubernetes_asyncio") as api:
+        client = aio.Client(api, "first")
+        client.field_manager = "second"
+        client.retry = aio.RetryPolicy(attempts=1)
+        with pytest.raises(ValueError, match="field_manager is required"):
+            client.field_manager = ""
+        await client.apply(objects[:1])
+        server.faults.add(method="PATCH", status=503, retry_after=0)
+        with pytest.raises(aio.ApplyError, match="after 1 attempts"):
+            await client.apply(objects[:1])
+    assert (client.field_manager, client.retries) == ("second", 0)
+    assert _managers(server, "workloads", objects[0].metadata.name) == {"second"}

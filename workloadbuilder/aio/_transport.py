@@ -250,13 +250,17 @@ class Transport:
         """The policy this core was given (``None``: the current one at each request)."""
         return self._retry
 
+    @own_retry.setter
+    def own_retry(self, value: RetryPolicy | None) -> None:
+        self._retry = value
+
     def with_retry(self, retry: RetryPolicy) -> Transport:
         """The same core (client, discovery cache, counters) under another retry policy."""
         view = Transport(self.api_client, retry, field_manager=self.field_manager)
         view.discovery, view.counters = self.discovery, self.counters
         return view
 
-    def writer(self, given: str | None, default: str | None = None) -> str:
+    def resolve_field_manager(self, given: str | None, default: str | None = None) -> str:
         """The field manager of a write: ``given``, else the core's, else ``default``;
         ``ValueError`` when none is known."""
         manager = given or self.field_manager or default

@@ -225,6 +225,6 @@ async def apply(
     """
     docs = [as_document(o) for o in objects]
     transport = transport_for(api_client, retry)
-    manager = transport.writer(field_manager)
+    manager = transport.resolve_field_manager(field_manager)
     await check(transport, docs)
     return await _apply(transport, docs, manager, force, dry_run, concurrency, True)

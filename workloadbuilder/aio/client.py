@@ -52,7 +52,7 @@ class Client:
     function of the same name with this client as its ``api_client``, its other parameters
     unchanged; ``field_manager`` defaults to the client's. The client keeps what discovery
     learned (``preflight`` asks the cluster once per client), the retry policy (``retry``;
-    ``None``: the one current at each request, see ``default_retry``; a call's own ``retry=``
+    ``None``: the one current at each call, see ``default_retry``; a call's own ``retry=``
     wins for that call) and counts what went on the wire (``requests``, ``retries``). Every
     function also takes the ``Client`` itself as its ``api_client``.
     """
@@ -60,12 +60,11 @@ class Client:
     def __init__(
         self, api_client: Any, field_manager: str, *, retry: RetryPolicy | None = None
     ) -> None:
-        if not field_manager:
-            raise ValueError("field_manager is required: name your controller (e.g. 'my-operator')")
         self.api_client = api_client
         """The ``ApiClient`` requests go through."""
-        self.transport = Transport(api_client, retry, field_manager=field_manager)
-        """The client core: retry policy, discovery cache, counters."""
+        self.transport = Transport(api_client, retry)
+        """The client core: field manager, retry policy, discovery cache, counters."""
+        self.field_manager = field_manager
 
     def __repr__(self) -> str:
         return f"Client(field_manager={self.field_manager!r})"
@@ -73,12 +72,22 @@ class Client:
     @property
     def field_manager(self) -> str:
         """Who this client writes as."""
-        return self.transport.writer(None)
+        return self.transport.resolve_field_manager(None)
+
+    @field_manager.setter
+    def field_manager(self, value: str) -> None:
+        if not value:
+            raise ValueError("field_manager is required: name your controller (e.g. 'my-operator')")
+        self.transport.field_manager = value
 
     @property
     def retry(self) -> RetryPolicy | None:
-        """The client's retry policy (``None``: the one current at each request)."""
+        """The client's retry policy (``None``: the one current at each call)."""
         return self.transport.own_retry
+
+    @retry.setter
+    def retry(self, value: RetryPolicy | None) -> None:
+        self.transport.own_retry = value
 
     @property
     def requests(self) -> int:

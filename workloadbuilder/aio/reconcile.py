@@ -412,7 +412,7 @@ async def reconcile(
     ``api_client`` is an ``aio.Client`` (then it defaults to the client's).
     """
     transport = transport_for(api_client, retry)
-    manager = transport.writer(field_manager)
+    manager = transport.resolve_field_manager(field_manager)
     if not isinstance(adopt, bool):
         raise TypeError(f"adopt must be a bool, not {type(adopt).__name__}")
     reconciler = _Reconciler(transport, builder, manager, adopt)

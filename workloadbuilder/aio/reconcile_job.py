@@ -192,7 +192,9 @@ async def reconcile_job(
     ``job-controller`` (the Job controller's).
     """
     transport = transport_for(api_client, retry)
-    sync = _JobSync(transport, job, transport.writer(field_manager, "job-controller"))
+    sync = _JobSync(
+        transport, job, transport.resolve_field_manager(field_manager, "job-controller")
+    )
     if pods is None:
         pods = await list_documents(
             sync.transport,

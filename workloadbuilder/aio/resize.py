@@ -120,7 +120,7 @@ async def resize(
     count = _check_count(min_count)
     ref = _identify(pod_group_or_name, namespace)
     transport = transport_for(api_client, retry)
-    field_manager = transport.writer(field_manager, DEFAULT_FIELD_MANAGER)
+    field_manager = transport.resolve_field_manager(field_manager, DEFAULT_FIELD_MANAGER)
     current = await get_document(transport, POD_GROUPS, ref.namespace, ref.name)
     if current is None:
         raise APIError(
