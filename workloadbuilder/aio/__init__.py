@@ -2,7 +2,9 @@
 
 Put the objects on a cluster and keep them right: ``preflight``, ``apply``, ``resize``,
 ``delete`` and ``reconcile``; tell what the scheduler is doing with them: ``wait_scheduled``,
-``diagnose`` and ``audit``. Requests go through the caller's configured ``ApiClient``.
+``diagnose`` and ``audit``; read them as the server holds them: ``read_object`` and
+``list_objects``. Requests go through the caller's configured ``ApiClient``; a ``Client``
+keeps one core (field manager, retry policy, discovery cache, counters) for all of them.
 Install with ``pip install 'workloadbuilder[aio]'``.
 """
 
@@ -30,6 +32,7 @@ from .errors import (
 )
 from .events import Event
 from .preflight import preflight
+from .read import SchedulingKind, list_objects, read_object
 from .reconcile import ImmutableChange, ReconcileResult, reconcile
 from .reconcile_job import JOB_CONTROLLER_UID_LABEL, reconcile_job
 from .resize import DEFAULT_FIELD_MANAGER, resize
@@ -61,6 +64,7 @@ __all__ = [
     "ReconcileResult",
     "RetryPolicy",
     "SchedulingEvent",
+    "SchedulingKind",
     "Severity",
     "Terminating",
     "Verdict",
@@ -69,8 +73,10 @@ __all__ = [
     "default_retry",
     "delete",
     "diagnose",
+    "list_objects",
     "new_client",
     "preflight",
+    "read_object",
     "reconcile",
     "reconcile_job",
     "resize",

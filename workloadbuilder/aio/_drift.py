@@ -38,17 +38,17 @@ class ImmutableChange:
     """A change of the tree that cannot reach a live object: which object, which field, the
     live and the desired value (``None``: not set) and why."""
 
-    object: ObjectRef
-    field: str
-    live: Any
-    desired: Any
-    reason: str = IMMUTABLE
-
     def __str__(self) -> str:
         return (
             f"{self.object}: {self.field}: {self.reason}"
             f" (live: {_text(self.live)}, desired: {_text(self.desired)})"
         )
+
+    object: ObjectRef
+    field: str
+    live: Any
+    desired: Any
+    reason: str = IMMUTABLE
 
 
 def _text(value: Any) -> str:

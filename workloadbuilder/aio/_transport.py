@@ -1,4 +1,5 @@
-"""Requests through the user's configured ``ApiClient``, with the SDK's retry policy.
+"""The client core: requests through the user's configured ``ApiClient``, with the SDK's retry
+policy and timeouts, what discovery learned of the cluster, and counters.
 
 Both kubernetes-asyncio's ``ApiClient`` and the official client's ``kubernetes.aio``
 ``ApiClient`` are accepted: their auth (tokens, exec plugins, client certificates), TLS and
@@ -12,9 +13,9 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, contextmanager, suppress
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
@@ -30,7 +31,15 @@ from tenacity import (
 
 from .errors import APIError, ObjectRef, error_from_status, excerpt
 
-__all__ = ["Response", "RetryPolicy", "Transport", "default_retry"]
+__all__ = [
+    "Counters",
+    "Discovery",
+    "Response",
+    "RetryPolicy",
+    "Transport",
+    "default_retry",
+    "transport_for",
+]
 
 _log = logging.getLogger("workloadbuilder.aio")
 _T = TypeVar("_T")
@@ -183,21 +192,84 @@ def _is_retryable_connection_error(exc: BaseException) -> bool:
     return isinstance(exc, aiohttp.ClientConnectionError | asyncio.TimeoutError)
 
 
-class Transport:
-    """Sends requests through an ``ApiClient`` and owns the retry policy.
+@dataclass
+class Discovery:
+    """What ``preflight`` learned of one cluster: the resource names served per group/version
+    (a group/version answered 404 is not kept: the cluster may be reconfigured), and whether
+    ``Job.spec.scheduling`` survives a create (only a yes is kept, for the same reason)."""
 
-    ``requests`` and ``retries`` count what went on the wire, for logs and tests.
+    served: dict[str, frozenset[str]] = field(default_factory=dict)
+    job_scheduling: bool = False
+
+
+@dataclass
+class Counters:
+    """What went on the wire: requests sent (each try counts) and retries."""
+
+    requests: int = 0
+    retries: int = 0
+
+
+_ATTACHED = "_workloadbuilder_transport"
+"""The attribute under which a bare ``ApiClient`` keeps the core made at its first use."""
+
+
+class Transport:
+    """The client core: sends requests through an ``ApiClient``; owns the retry policy (and
+    with it each request's timeout), the discovery cache and the counters.
+
+    ``retry`` ``None`` means the policy current at each request (``default_retry``'s, else the
+    defaults). ``field_manager`` is who writes when a helper is given none (``None``: the
+    helper's own default). ``counters`` count what went on the wire.
     """
 
-    def __init__(self, api_client: Any, retry: RetryPolicy | None = None) -> None:
+    def __init__(
+        self,
+        api_client: Any,
+        retry: RetryPolicy | None = None,
+        *,
+        field_manager: str | None = None,
+    ) -> None:
         self.api_client = api_client
-        self.retry = retry or RetryPolicy.current()
+        self.field_manager = field_manager
+        self.discovery = Discovery()
+        self.counters = Counters()
+        self._retry = retry
         self._official = hasattr(api_client, "param_serialize")
-        self.requests = 0
-        self.retries = 0
 
     def __repr__(self) -> str:
         return f"Transport(host={self.host!r})"
+
+    @property
+    def retry(self) -> RetryPolicy:
+        """The retry policy requests use now."""
+        return self._retry or RetryPolicy.current()
+
+    @property
+    def own_retry(self) -> RetryPolicy | None:
+        """The policy this core was given (``None``: the current one at each request)."""
+        return self._retry
+
+    @own_retry.setter
+    def own_retry(self, value: RetryPolicy | None) -> None:
+        self._retry = value
+
+    def with_retry(self, retry: RetryPolicy) -> Transport:
+        """The same core (client, discovery cache, counters) under another retry policy."""
+        view = Transport(self.api_client, retry, field_manager=self.field_manager)
+        view.discovery, view.counters = self.discovery, self.counters
+        return view
+
+    def resolve_field_manager(self, given: str | None, default: str | None = None) -> str:
+        """The field manager of a write: ``given``, else the core's, else ``default``;
+        ``ValueError`` when none is known."""
+        manager = given or self.field_manager or default
+        if not manager:
+            raise ValueError(
+                "field_manager is required: name your controller (e.g. 'my-operator'), or"
+                " call through aio.Client(api_client, field_manager)"
+            )
+        return manager
 
     @property
     def host(self) -> str:
@@ -244,7 +316,7 @@ class Transport:
         raise AssertionError("unreachable: tenacity either returns or raises")  # pragma: no cover
 
     def _before_sleep(self, method: str, path: str, state: RetryCallState) -> None:
-        self.retries += 1
+        self.counters.retries += 1
         exc = state.outcome.exception() if state.outcome else None
         _log.info(
             "retrying %s %s after %s (attempt %d of %d, waiting %.2fs)",
@@ -265,10 +337,12 @@ class Transport:
         content_type: str,
         target: ObjectRef | None,
     ) -> Response:
-        self.requests += 1
+        self.counters.requests += 1
         headers = {"Content-Type": content_type, "Accept": JSON}
+        timeout = self.retry.request_timeout
         try:
-            status, resp_headers, raw = await self._send(method, path, list(query), headers, body)
+            async with self._open(method, path, list(query), headers, body, timeout) as resp:
+                status, resp_headers, raw = resp.status, resp.headers, await resp.read()
         except Exception as exc:
             if _is_retryable_connection_error(exc):
                 raise _Retryable(f"{type(exc).__name__} talking to {self.host}") from None
@@ -299,18 +373,6 @@ class Transport:
             )
         raise error_from_status(status, found, text, target)
 
-    async def _send(
-        self,
-        method: str,
-        path: str,
-        query: list[tuple[str, str]],
-        headers: dict[str, str],
-        body: Any,
-    ) -> tuple[int, Mapping[str, str], bytes]:
-        timeout = self.retry.request_timeout
-        async with self._open(method, path, query, headers, body, timeout) as resp:
-            return resp.status, resp.headers, await resp.read()
-
     @asynccontextmanager
     async def stream(
         self, path: str, *, query: Sequence[tuple[str, str]] = (), timeout: float | None = None
@@ -320,7 +382,7 @@ class Transport:
         ``timeout`` bounds the whole response (``None``: unbounded). The response is released
         on exit.
         """
-        self.requests += 1
+        self.counters.requests += 1
         headers = {"Accept": JSON}
         async with self._open("GET", path, list(query), headers, None, timeout) as resp:
             yield resp
@@ -418,3 +480,23 @@ class Transport:
             status=first.status,
             reason=first.reason or "",
         )
+
+
+def transport_for(client: Any, retry: RetryPolicy | None = None) -> Transport:
+    """The core a helper sends through.
+
+    An ``aio.Client`` brings its own. A bare ``ApiClient`` gets one made at its first use and
+    attached to it, so what discovery learned lasts as long as that ``ApiClient`` (an object
+    that takes no attribute gets a new core per call). ``retry`` replaces the core's policy for
+    this call only; a core without a policy takes the one current now (``default_retry``'s,
+    else the defaults) for the whole call. The caches and counters stay shared.
+    """
+    core = client if isinstance(client, Transport) else getattr(client, "transport", None)
+    if not isinstance(core, Transport):
+        core = getattr(client, _ATTACHED, None)
+    if not isinstance(core, Transport):
+        core = Transport(client)
+        with suppress(AttributeError, TypeError):  # no attribute can be added: this call's only
+            setattr(client, _ATTACHED, core)
+    policy = retry or core.own_retry or RetryPolicy.current()
+    return core if policy is core.own_retry else core.with_retry(policy)

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ._answers import checked_object
+from ._ownership import already_exists
 from ._resources import (
     COMPOSITE_POD_GROUPS,
     WORKLOADS,
@@ -16,7 +17,7 @@ from ._resources import (
     ref_of,
     resource_of,
 )
-from ._transport import APPLY_PATCH, JSON, RetryPolicy, Transport
+from ._transport import APPLY_PATCH, JSON, RetryPolicy, Transport, transport_for
 from .errors import APIError, ApplyError, ObjectRef
 from .preflight import check
 
@@ -114,6 +115,23 @@ async def apply_documents(
     )
 
 
+async def create_document(
+    transport: Transport, doc: dict[str, Any], field_manager: str
+) -> dict[str, Any] | APIError:
+    """Create ``doc`` (never apply over an existing object): the server's object, or the
+    ``AlreadyExists`` answer when the name is taken; any other failure raises ``ApplyError``."""
+    try:
+        [stored] = await apply_documents(
+            transport, [doc], field_manager=field_manager, create_only=True
+        )
+    except ApplyError as exc:
+        [failure] = exc.failures.values()
+        if already_exists(failure):
+            return failure
+        raise
+    return stored
+
+
 async def _apply(
     transport: Transport,
     docs: Sequence[dict[str, Any]],
@@ -184,7 +202,7 @@ async def apply(
     api_client: Any,
     objects: Iterable[SchedulingObject | Mapping[str, Any]],
     *,
-    field_manager: str,
+    field_manager: str | None = None,
     force: bool = False,
     dry_run: bool = False,
     concurrency: int = DEFAULT_CONCURRENCY,
@@ -202,9 +220,11 @@ async def apply(
     ``APIError`` (``InvalidObjectError`` with the server's causes as an ``ErrorList``,
     ``FieldConflictError`` naming the other manager and fields). Calling ``apply`` again with
     the same objects completes the set. ``force=True`` takes over fields other managers own;
-    ``dry_run=True`` asks the server to validate without persisting.
+    ``dry_run=True`` asks the server to validate without persisting. ``field_manager`` is
+    required unless ``api_client`` is an ``aio.Client`` (then it defaults to the client's).
     """
     docs = [as_document(o) for o in objects]
-    transport = Transport(api_client, retry)
+    transport = transport_for(api_client, retry)
+    manager = transport.resolve_field_manager(field_manager)
     await check(transport, docs)
-    return await _apply(transport, docs, field_manager, force, dry_run, concurrency, True)
+    return await _apply(transport, docs, manager, force, dry_run, concurrency, True)

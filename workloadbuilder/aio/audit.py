@@ -17,7 +17,7 @@ from ._members import active
 from ._queries import get_document
 from ._resources import POD_GROUPS, PODS, WORKLOADS, Resource, parse
 from ._snapshot import Snapshot, name_of, pod_group_of
-from ._transport import RetryPolicy, Transport
+from ._transport import RetryPolicy, Transport, transport_for
 from .errors import APIError, ObjectRef
 
 __all__ = ["Finding", "FindingKind", "Severity", "audit"]
@@ -35,11 +35,18 @@ OTHER_GROUP_MARKERS: Final[tuple[tuple[str, str, str], ...]] = (
 """Pod labels and annotations by which other group systems put a pod in their own group."""
 
 
-class Severity(StrEnum):
-    """``Error``: scheduling will not work as meant; ``Warning``: it may not."""
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One problem: on which object, what it is, and what to do about it."""
 
-    ERROR = "Error"
-    WARNING = "Warning"
+    object: ObjectRef
+    kind: FindingKind
+    severity: Severity
+    message: str
+    action: str
+
+    def __str__(self) -> str:
+        return f"{self.severity} {self.kind} {self.object}: {self.message}; {self.action}"
 
 
 class FindingKind(StrEnum):
@@ -58,18 +65,11 @@ class FindingKind(StrEnum):
     MIN_GROUP_COUNT_TOO_HIGH = "MinGroupCountTooHigh"
 
 
-@dataclass(frozen=True, order=True)
-class Finding:
-    """One problem: on which object, what it is, and what to do about it."""
+class Severity(StrEnum):
+    """``Error``: scheduling will not work as meant; ``Warning``: it may not."""
 
-    object: ObjectRef
-    kind: FindingKind
-    severity: Severity
-    message: str
-    action: str
-
-    def __str__(self) -> str:
-        return f"{self.severity} {self.kind} {self.object}: {self.message}; {self.action}"
+    ERROR = "Error"
+    WARNING = "Warning"
 
 
 async def audit(
@@ -82,7 +82,7 @@ async def audit(
     ``MissingAPIError`` (naming the ``GenericWorkload`` gate) when the cluster does not serve
     the scheduling API; CompositePodGroups read as none when only their API is off.
     """
-    transport = Transport(api_client, retry)
+    transport = transport_for(api_client, retry)
     snapshot = await Snapshot.read(transport, namespace)
     missing = snapshot.missing_api(POD_GROUPS, WORKLOADS)
     if missing is not None:

@@ -1,119 +1,123 @@
-"""``Client``: an ``ApiClient`` and a field manager, with the helpers as methods."""
+"""``Client``: one client core (an ``ApiClient``, a field manager, the retry policy, the
+discovery cache, the counters), with the helpers as methods."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
-from ..api.scheduling_v1alpha3 import CompositePodGroup
-from ..api.scheduling_v1beta1 import PodGroup
-from ..builder import Builder
-from ._groups import GroupLike
-from ._resources import SchedulingObject
-from ._transport import RetryPolicy
-from .apply import DEFAULT_CONCURRENCY, apply
-from .audit import Finding, audit
-from .delete import PropagationPolicy, delete
-from .diagnose import Verdict, diagnose
-from .errors import ObjectRef
+from ._transport import RetryPolicy, Transport
+from .apply import apply
+from .audit import audit
+from .delete import delete
+from .diagnose import diagnose
 from .preflight import preflight
-from .reconcile import ReconcileResult, reconcile
+from .read import list_objects, read_object
+from .reconcile import reconcile
+from .reconcile_job import reconcile_job
 from .resize import resize
 from .wait import wait_scheduled
 
 __all__ = ["Client"]
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+class _Method(Generic[_P, _R]):
+    """A helper as a method of ``Client``: the client goes in as its ``api_client``; every other
+    parameter (and its type) is the helper's own."""
+
+    def __init__(self, helper: Callable[Concatenate[Any, _P], Awaitable[_R]]) -> None:
+        self.helper = helper
+        self.__doc__ = helper.__doc__  # help(Client) shows the helper's own
+
+    @overload
+    def __get__(self, client: None, owner: type[Any]) -> _Method[_P, _R]: ...
+    @overload
+    def __get__(self, client: Client, owner: type[Any]) -> Callable[_P, Awaitable[_R]]: ...
+    def __get__(
+        self, client: Client | None, owner: type[Any]
+    ) -> _Method[_P, _R] | Callable[_P, Awaitable[_R]]:
+        if client is None:
+            return self
+        return partial(self.helper, client)
+
 
 class Client:
-    """The module's coroutines bound to one ``api_client`` and ``field_manager``.
+    """The module's coroutines bound to one client core.
 
-    ``Client(api, "my-operator")`` then ``await client.apply(objects)``; the functions stay
-    the contract, this only saves passing the same arguments again.
+    ``Client(api, "my-operator")`` then ``await client.apply(objects)``: each method is the
+    function of the same name with this client as its ``api_client``, its other parameters
+    unchanged; ``field_manager`` defaults to the client's. The client keeps what discovery
+    learned (``preflight`` asks the cluster once per client), the retry policy (``retry``;
+    ``None``: the one current at each call, see ``default_retry``; a call's own ``retry=``
+    wins for that call) and counts what went on the wire (``requests``, ``retries``). Every
+    function also takes the ``Client`` itself as its ``api_client``.
     """
 
     def __init__(
         self, api_client: Any, field_manager: str, *, retry: RetryPolicy | None = None
     ) -> None:
-        if not field_manager:
-            raise ValueError("field_manager is required: name your controller (e.g. 'my-operator')")
         self.api_client = api_client
+        """The ``ApiClient`` requests go through."""
+        self.transport = Transport(api_client, retry)
+        """The client core: field manager, retry policy, discovery cache, counters."""
         self.field_manager = field_manager
-        self.retry = retry
 
     def __repr__(self) -> str:
         return f"Client(field_manager={self.field_manager!r})"
 
-    async def preflight(self, objects: Iterable[SchedulingObject | Mapping[str, Any]]) -> None:
-        await preflight(self.api_client, objects, retry=self.retry)
+    @property
+    def field_manager(self) -> str:
+        """Who this client writes as."""
+        return self.transport.resolve_field_manager(None)
 
-    async def apply(
-        self,
-        objects: Iterable[SchedulingObject | Mapping[str, Any]],
-        *,
-        force: bool = False,
-        dry_run: bool = False,
-        concurrency: int = DEFAULT_CONCURRENCY,
-    ) -> list[SchedulingObject]:
-        return await apply(
-            self.api_client,
-            objects,
-            field_manager=self.field_manager,
-            force=force,
-            dry_run=dry_run,
-            concurrency=concurrency,
-            retry=self.retry,
-        )
+    @field_manager.setter
+    def field_manager(self, value: str) -> None:
+        if not value:
+            raise ValueError("field_manager is required: name your controller (e.g. 'my-operator')")
+        self.transport.field_manager = value
 
-    async def resize(
-        self,
-        pod_group_or_name: PodGroup | Mapping[str, Any] | str,
-        min_count: int,
-        *,
-        namespace: str | None = None,
-    ) -> PodGroup:
-        return await resize(
-            self.api_client,
-            pod_group_or_name,
-            min_count,
-            namespace=namespace,
-            field_manager=self.field_manager,
-            retry=self.retry,
-        )
+    @property
+    def retry(self) -> RetryPolicy | None:
+        """The client's retry policy (``None``: the one current at each call)."""
+        return self.transport.own_retry
 
-    async def delete(
-        self,
-        workload_or_objects: Any,
-        *,
-        namespace: str | None = None,
-        propagation_policy: PropagationPolicy = "Background",
-    ) -> list[ObjectRef]:
-        return await delete(
-            self.api_client,
-            workload_or_objects,
-            namespace=namespace,
-            propagation_policy=propagation_policy,
-            retry=self.retry,
-        )
+    @retry.setter
+    def retry(self, value: RetryPolicy | None) -> None:
+        self.transport.own_retry = value
 
-    async def reconcile(
-        self, builder: Builder, *, new_execution: bool = True, adopt: bool = False
-    ) -> ReconcileResult:
-        return await reconcile(
-            self.api_client,
-            builder,
-            field_manager=self.field_manager,
-            new_execution=new_execution,
-            adopt=adopt,
-            retry=self.retry,
-        )
+    @property
+    def requests(self) -> int:
+        """Requests sent through this client so far (each try counts)."""
+        return self.transport.counters.requests
 
-    async def wait_scheduled(
-        self, group: GroupLike, *, timeout: float
-    ) -> PodGroup | CompositePodGroup:
-        return await wait_scheduled(self.api_client, group, timeout=timeout, retry=self.retry)
+    @property
+    def retries(self) -> int:
+        """Retries made so far (after 429, 5xx, dropped connections, timeouts)."""
+        return self.transport.counters.retries
 
-    async def diagnose(self, group: GroupLike) -> Verdict:
-        return await diagnose(self.api_client, group, retry=self.retry)
-
-    async def audit(self, namespace: str) -> list[Finding]:
-        return await audit(self.api_client, namespace, retry=self.retry)
+    preflight = _Method(preflight)
+    """``aio.preflight`` with this client as ``api_client``."""
+    apply = _Method(apply)
+    """``aio.apply`` with this client as ``api_client``."""
+    resize = _Method(resize)
+    """``aio.resize`` with this client as ``api_client``."""
+    delete = _Method(delete)
+    """``aio.delete`` with this client as ``api_client``."""
+    reconcile = _Method(reconcile)
+    """``aio.reconcile`` with this client as ``api_client``."""
+    reconcile_job = _Method(reconcile_job)
+    """``aio.reconcile_job`` with this client as ``api_client``."""
+    wait_scheduled = _Method(wait_scheduled)
+    """``aio.wait_scheduled`` with this client as ``api_client``."""
+    diagnose = _Method(diagnose)
+    """``aio.diagnose`` with this client as ``api_client``."""
+    audit = _Method(audit)
+    """``aio.audit`` with this client as ``api_client``."""
+    read_object = _Method(read_object)
+    """``aio.read_object`` with this client as ``api_client``."""
+    list_objects = _Method(list_objects)
+    """``aio.list_objects`` with this client as ``api_client``."""

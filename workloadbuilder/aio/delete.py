@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, cast
 
-from ..api._base import K8sModel
+from ..api import K8sModel
 from ..api.scheduling_v1beta1 import Workload
 from ._members import active
 from ._queries import list_documents
@@ -22,7 +22,7 @@ from ._resources import (
     resource_of,
 )
 from ._snapshot import pod_group_of
-from ._transport import RetryPolicy, Transport
+from ._transport import RetryPolicy, Transport, transport_for
 from .apply import DEFAULT_CONCURRENCY, levels
 from .errors import APIError, ObjectRef
 from .preflight import served_resources
@@ -167,7 +167,7 @@ async def delete(
     and lists them again while they are held.
     """
     docs, workload = _documents(workload_or_objects, namespace)
-    transport = Transport(api_client, retry)
+    transport = transport_for(api_client, retry)
     if workload is not None:
         docs = await _workload_members(transport, *workload)
     gate = asyncio.Semaphore(concurrency)

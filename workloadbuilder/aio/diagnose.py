@@ -17,7 +17,7 @@ from ._groups import DISRUPTION_TARGET, condition, condition_type, target_ref
 from ._members import Member, MemberProblem, SchedulingEvent, active, member_of, misfit_reason
 from ._resources import COMPOSITE_POD_GROUPS, POD_GROUPS, WORKLOADS
 from ._snapshot import Snapshot, pod_group_of
-from ._transport import RetryPolicy, Transport
+from ._transport import RetryPolicy, transport_for
 from .errors import ObjectRef
 
 __all__ = [
@@ -97,7 +97,7 @@ async def diagnose(api_client: Any, group: Any, *, retry: RetryPolicy | None = N
     group's API.
     """
     ref = target_ref(group)
-    snapshot = await Snapshot.read(Transport(api_client, retry), ref.namespace)
+    snapshot = await Snapshot.read(transport_for(api_client, retry), ref.namespace)
     return verdict_of(snapshot, ref)
 
 

@@ -1,8 +1,7 @@
-"""``preflight``: does the cluster serve every API the objects need? Cached per client."""
+"""``preflight``: does the cluster serve every API the objects need? Cached on the client core."""
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -18,7 +17,7 @@ from ._resources import (
     as_document,
     resource_of,
 )
-from ._transport import RetryPolicy, Transport
+from ._transport import RetryPolicy, Transport, transport_for
 from .errors import APIError, MissingAPI, MissingAPIError
 
 __all__ = ["preflight"]
@@ -31,14 +30,10 @@ _WORKLOAD_WITH_JOB = MissingAPI(
     "the API server drops Job.spec.scheduling without it",
 )
 
-# Per ApiClient: the resource names served per group/version, and the probed Job gate.
-_served: weakref.WeakKeyDictionary[Any, dict[str, frozenset[str]]] = weakref.WeakKeyDictionary()
-_job_gate: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
-
 
 async def served_resources(transport: Transport, resource: Resource) -> frozenset[str]:
     """The resources served in ``resource``'s group/version (empty if the group/version is not)."""
-    cache = _served.setdefault(transport.api_client, {})
+    cache = transport.discovery.served
     key = resource.api_version
     if key in cache:
         return cache[key]
@@ -89,9 +84,8 @@ def _needed(objects: Iterable[Mapping[str, Any]]) -> tuple[list[Resource], list[
 
 async def _job_scheduling_served(transport: Transport, job: Mapping[str, Any]) -> bool:
     """Whether ``Job.spec.scheduling`` survives a dry-run create (gate WorkloadWithJob)."""
-    cached = _job_gate.get(transport.api_client)
-    if cached is not None:
-        return cached
+    if transport.discovery.job_scheduling:
+        return True
     meta = job.get("metadata") or {}
     namespace = str(meta.get("namespace") or "default")
     probe = {
@@ -106,7 +100,7 @@ async def _job_scheduling_served(transport: Transport, job: Mapping[str, Any]) -
         )
     except APIError as exc:
         if exc.status == 422 and "spec.scheduling" in str(exc.status_body):
-            return _remember(transport, False)
+            return False
         raise
     body = response.body
     if not isinstance(body, Mapping) or body.get("kind") != "Job":
@@ -115,12 +109,8 @@ async def _job_scheduling_served(transport: Transport, job: Mapping[str, Any]) -
             f" server answered HTTP {response.status} with {describe(response)}, not the Job",
             status=response.status,
         )
-    return _remember(transport, (body.get("spec") or {}).get("scheduling") is not None)
-
-
-def _remember(transport: Transport, served: bool) -> bool:
-    if served:
-        _job_gate[transport.api_client] = True
+    served = (body.get("spec") or {}).get("scheduling") is not None
+    transport.discovery.job_scheduling = served
     return served
 
 
@@ -136,9 +126,10 @@ async def preflight(
     (``GenericWorkload`` for Workload/PodGroup v1beta1, ``CompositePodGroup`` for
     CompositePodGroup v1alpha3 and for a Workload with ``compositePodGroupTemplates``,
     ``WorkloadWithJob`` for a Job with ``spec.scheduling``, which is probed with a dry-run
-    create). What is served is cached per ``api_client``.
+    create). What is served is cached on the client core (an ``aio.Client``'s, or the one a
+    bare ``ApiClient`` gets at its first use): asked once per client, but for what was missing.
     """
-    await check(Transport(api_client, retry), [as_document(o) for o in objects])
+    await check(transport_for(api_client, retry), [as_document(o) for o in objects])
 
 
 async def check(transport: Transport, docs: list[dict[str, Any]]) -> None:

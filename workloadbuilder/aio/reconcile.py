@@ -22,8 +22,8 @@ from ._drift import ImmutableChange, group_changes, workload_changes
 from ._ownership import adopt_orphan, already_exists, controlled_by, controller_of
 from ._queries import list_documents
 from ._resources import COMPOSITE_POD_GROUPS, POD_GROUPS, WORKLOADS, parse, ref_of, resource_of
-from ._transport import RetryPolicy, Transport
-from .apply import apply_documents
+from ._transport import RetryPolicy, Transport, transport_for
+from .apply import apply_documents, create_document
 from .errors import APIError, ApplyError, ObjectRef
 from .events import (
     COMPOSITE_POD_GROUP_CREATED,
@@ -36,7 +36,7 @@ from .events import (
     record_event,
 )
 from .preflight import check, served_resources
-from .resize import STRATEGIC_MERGE_PATCH, template_patch
+from .resize import patch_spec, template_patch
 
 __all__ = ["ImmutableChange", "ReconcileResult", "reconcile"]
 
@@ -200,16 +200,14 @@ class _Reconciler:
             if not new_execution:
                 return self.result(skipped="not a new execution: nothing is created")
             try:
-                [doc] = await apply_documents(
-                    self.transport, [desired], field_manager=self.field_manager, create_only=True
-                )
+                doc = await create_document(self.transport, desired, self.field_manager)
             except ApplyError as exc:
                 [failure] = exc.failures.values()
-                if already_exists(failure):
-                    taken = failure
-                    continue
                 await self.event("Warning", FAILED_WORKLOAD_CREATE, self._create_failed(failure))
                 raise
+            if isinstance(doc, APIError):
+                taken = doc
+                continue
             ref = ref_of(doc)
             self.created.append(ref)
             await self.event(
@@ -263,14 +261,7 @@ class _Reconciler:
             patch = template_patch(workload.get("spec") or {}, template, count)
             if patch is None:
                 continue
-            response = await self.transport.request(
-                "PATCH",
-                WORKLOADS.path(ref.namespace, ref.name),
-                query=[("fieldManager", self.field_manager)],
-                body={"spec": patch},
-                content_type=STRATEGIC_MERGE_PATCH,
-                target=ref,
-            )
+            response = await patch_spec(self.transport, WORKLOADS, ref, patch, self.field_manager)
             workload.clear()
             workload.update(response.body)
             if ref not in self.resized:
@@ -386,14 +377,8 @@ class _Reconciler:
             gang = ((doc.get("spec") or {}).get("schedulingPolicy") or {}).get("gang")
             if want is None or gang is None or gang.get("minCount") == want:
                 continue
-            response = await self.transport.request(
-                "PATCH",
-                POD_GROUPS.path(ref.namespace, ref.name),
-                query=[("fieldManager", self.field_manager)],
-                body={"spec": {"schedulingPolicy": {"gang": {"minCount": want}}}},
-                content_type=STRATEGIC_MERGE_PATCH,
-                target=ref,
-            )
+            policy = {"schedulingPolicy": {"gang": {"minCount": want}}}
+            response = await patch_spec(self.transport, POD_GROUPS, ref, policy, self.field_manager)
             in_use[ref] = dict(response.body)
             self.resized.append(ref)
 
@@ -402,7 +387,7 @@ async def reconcile(
     api_client: Any,
     builder: Builder,
     *,
-    field_manager: str,
+    field_manager: str | None = None,
     new_execution: bool = True,
     adopt: bool = False,
     retry: RetryPolicy | None = None,
@@ -423,11 +408,12 @@ async def reconcile(
     ``immutable`` and recorded as an ``ImmutableChangeNotApplied`` Warning. It creates nothing
     when several Workloads match, and records ``FailedWorkloadCompilation`` (tree errors,
     returned in ``errors``) or ``FailedWorkloadCreate`` (then raises the ``ApplyError``) on
-    failure. Running it again changes nothing.
+    failure. Running it again changes nothing. ``field_manager`` is required unless
+    ``api_client`` is an ``aio.Client`` (then it defaults to the client's).
     """
-    if not field_manager:
-        raise ValueError("field_manager is required: name your controller (e.g. 'my-operator')")
+    transport = transport_for(api_client, retry)
+    manager = transport.resolve_field_manager(field_manager)
     if not isinstance(adopt, bool):
         raise TypeError(f"adopt must be a bool, not {type(adopt).__name__}")
-    reconciler = _Reconciler(Transport(api_client, retry), builder, field_manager, adopt)
+    reconciler = _Reconciler(transport, builder, manager, adopt)
     return await reconciler.run(new_execution)

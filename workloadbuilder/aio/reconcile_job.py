@@ -13,15 +13,14 @@ from typing import Any
 
 from ..api.meta_v1 import OwnerReference
 from ..job import JobEvent, JobSchedulingDecision, decide_job_scheduling
-from ._ownership import already_exists
 from ._queries import list_documents
 from ._resources import POD_GROUPS, PODS, WORKLOADS, ref_of
-from ._transport import RetryPolicy, Transport
-from .apply import apply_documents
+from ._transport import RetryPolicy, Transport, transport_for
+from .apply import create_document
 from .errors import APIError, ApplyError, ObjectRef
 from .events import Event, record_event
 from .reconcile import ReconcileResult
-from .resize import STRATEGIC_MERGE_PATCH
+from .resize import patch_spec
 
 __all__ = ["JOB_CONTROLLER_UID_LABEL", "reconcile_job"]
 
@@ -89,29 +88,20 @@ class _JobSync:
         """Create ``doc`` (never apply over an existing object); the ``AlreadyExists`` answer
         when the name is taken."""
         try:
-            [stored] = await apply_documents(
-                self.transport, [doc], field_manager=self.field_manager, create_only=True
-            )
+            stored = await create_document(self.transport, doc, self.field_manager)
         except ApplyError as exc:
-            [failure] = exc.failures.values()
-            if already_exists(failure):
-                return failure
             if doc.get("kind") == "Workload":
+                [failure] = exc.failures.values()
                 await self.event(JobEvent.failed_workload_create(self.name, failure.message))
             raise
+        if isinstance(stored, APIError):
+            return stored
         self.created.append(ref_of(stored))
         return None
 
     async def set_min_count(self, ref: ObjectRef, spec_patch: dict[str, Any]) -> None:
         resource = WORKLOADS if ref.kind == "Workload" else POD_GROUPS
-        await self.transport.request(
-            "PATCH",
-            resource.path(ref.namespace, ref.name),
-            query=[("fieldManager", self.field_manager)],
-            body={"spec": spec_patch},
-            content_type=STRATEGIC_MERGE_PATCH,
-            target=ref,
-        )
+        await patch_spec(self.transport, resource, ref, spec_patch, self.field_manager)
         self.resized.append(ref)
 
     async def run(self, pods: Sequence[Any], gate_enabled: bool) -> ReconcileResult:
@@ -182,7 +172,7 @@ async def reconcile_job(
     api_client: Any,
     job: Any,
     *,
-    field_manager: str = "job-controller",
+    field_manager: str | None = None,
     pods: Sequence[Any] | None = None,
     gate_enabled: bool = True,
     retry: RetryPolicy | None = None,
@@ -198,9 +188,13 @@ async def reconcile_job(
     listed by the ``batch.kubernetes.io/controller-uid`` label): a Job that has any is not new.
     ``gate_enabled`` says whether the cluster runs with ``WorkloadWithJob`` (``preflight``
     checks it). Running it again creates nothing. Returns what it found and did; the
-    ``objects`` are the Job's PodGroup.
+    ``objects`` are the Job's PodGroup. ``field_manager`` defaults to an ``aio.Client``'s, else
+    ``job-controller`` (the Job controller's).
     """
-    sync = _JobSync(Transport(api_client, retry), job, field_manager)
+    transport = transport_for(api_client, retry)
+    sync = _JobSync(
+        transport, job, transport.resolve_field_manager(field_manager, "job-controller")
+    )
     if pods is None:
         pods = await list_documents(
             sync.transport,

@@ -9,8 +9,8 @@ from ..api.scheduling_v1alpha3 import CompositePodGroup
 from ..api.scheduling_v1beta1 import PodGroup
 from ._answers import checked_object
 from ._queries import get_document
-from ._resources import POD_GROUPS, WORKLOADS, parse
-from ._transport import RetryPolicy, Transport
+from ._resources import POD_GROUPS, WORKLOADS, Resource, parse
+from ._transport import Response, RetryPolicy, Transport, transport_for
 from .errors import APIError, ObjectRef
 
 __all__ = ["DEFAULT_FIELD_MANAGER", "resize"]
@@ -18,6 +18,25 @@ __all__ = ["DEFAULT_FIELD_MANAGER", "resize"]
 DEFAULT_FIELD_MANAGER = "workloadbuilder"
 STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
 _INT32_MAX = 2**31 - 1
+
+
+async def patch_spec(
+    transport: Transport,
+    resource: Resource,
+    ref: ObjectRef,
+    spec_patch: Mapping[str, Any],
+    field_manager: str,
+) -> Response:
+    """Strategic-merge ``{"spec": spec_patch}`` into ``ref`` as ``field_manager``: how a gang's
+    ``minCount`` changes, on a PodGroup or a Workload's template, as the Job controller does."""
+    return await transport.request(
+        "PATCH",
+        resource.path(ref.namespace, ref.name),
+        query=[("fieldManager", field_manager)],
+        body={"spec": spec_patch},
+        content_type=STRATEGIC_MERGE_PATCH,
+        target=ref,
+    )
 
 
 def _check_count(min_count: object) -> int:
@@ -86,7 +105,7 @@ async def resize(
     min_count: int,
     *,
     namespace: str | None = None,
-    field_manager: str = DEFAULT_FIELD_MANAGER,
+    field_manager: str | None = None,
     retry: RetryPolicy | None = None,
 ) -> PodGroup:
     """Set an elastic gang's ``schedulingPolicy.gang.minCount`` to ``min_count``.
@@ -96,10 +115,12 @@ async def resize(
     what differs is patched, so calling ``resize`` again after a failure completes it. Nothing
     else changes: a Basic group, a CompositePodGroup (its policy is immutable) or a count
     outside 1..2**31-1 is refused before any request. Returns the server's PodGroup.
+    ``field_manager`` defaults to an ``aio.Client``'s, else ``DEFAULT_FIELD_MANAGER``.
     """
     count = _check_count(min_count)
     ref = _identify(pod_group_or_name, namespace)
-    transport = Transport(api_client, retry)
+    transport = transport_for(api_client, retry)
+    field_manager = transport.resolve_field_manager(field_manager, DEFAULT_FIELD_MANAGER)
     current = await get_document(transport, POD_GROUPS, ref.namespace, ref.name)
     if current is None:
         raise APIError(
@@ -111,7 +132,6 @@ async def resize(
         raise ValueError(
             f"{ref} uses the basic policy: resize changes only schedulingPolicy.gang.minCount"
         )
-    query = [("fieldManager", field_manager)]
     workload_ref = spec.get("workloadRef") or {}
     workload_name, template = workload_ref.get("workloadName"), workload_ref.get("templateName")
     if workload_name and template:
@@ -124,24 +144,12 @@ async def resize(
                     f"{ref} names template {template!r}, which Workload {workload_name!r} lacks"
                 ) from None
             if patch is not None:
-                await transport.request(
-                    "PATCH",
-                    WORKLOADS.path(ref.namespace, workload_name),
-                    query=query,
-                    body={"spec": patch},
-                    content_type=STRATEGIC_MERGE_PATCH,
-                    target=ObjectRef("Workload", ref.namespace, workload_name),
-                )
+                target = ObjectRef("Workload", ref.namespace, workload_name)
+                await patch_spec(transport, WORKLOADS, target, patch, field_manager)
     if gang.get("minCount") == count:
         unchanged: PodGroup = parse(POD_GROUPS, current)
         return unchanged
-    response = await transport.request(
-        "PATCH",
-        POD_GROUPS.path(ref.namespace, ref.name),
-        query=query,
-        body={"spec": {"schedulingPolicy": {"gang": {"minCount": count}}}},
-        content_type=STRATEGIC_MERGE_PATCH,
-        target=ref,
-    )
+    policy = {"schedulingPolicy": {"gang": {"minCount": count}}}
+    response = await patch_spec(transport, POD_GROUPS, ref, policy, field_manager)
     resized: PodGroup = parse(POD_GROUPS, checked_object(response, POD_GROUPS, ref, "resizing"))
     return resized

@@ -15,7 +15,7 @@ from ._groups import GroupLike, condition, condition_type, group_ref, group_reso
 from ._queries import Pacer, read_listing
 from ._resources import parse
 from ._snapshot import Snapshot
-from ._transport import RetryPolicy, Transport
+from ._transport import RetryPolicy, Transport, transport_for
 from ._watch import RELIST, about, watch_events
 from .diagnose import Verdict, verdict_of
 from .errors import APIError, MissingAPI, MissingAPIError, ObjectRef
@@ -89,7 +89,7 @@ async def wait_scheduled(
     children block it, and why).
     """
     ref = group_ref(group)
-    transport = Transport(api_client, retry)
+    transport = transport_for(api_client, retry)
     resource = group_resource(ref.kind)
     by_name = f"metadata.name={ref.name}"
     loop = asyncio.get_running_loop()

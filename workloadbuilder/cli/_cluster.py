@@ -16,9 +16,6 @@ import yaml
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from .. import aio
-from ..aio._queries import get_document
-from ..aio._resources import WORKLOADS
-from ..aio._transport import Transport
 from ..api.scheduling_v1alpha3 import CompositePodGroup
 from ..api.scheduling_v1beta1 import PodGroup, Workload
 
@@ -213,9 +210,9 @@ def new_progress(console: Any, enabled: bool) -> Progress:
 
 
 async def read_workload(client: Any, namespace: str, name: str) -> dict[str, Any] | None:
-    """Workload ``name``, or ``None`` when it does not exist (through the SDK's transport: its
+    """Workload ``name``, or ``None`` when it does not exist (read as the SDK's helpers read:
     retries, timeout, redirect refusal and answer checks)."""
-    return await get_document(Transport(client), WORKLOADS, namespace, name)
+    return await aio.read_object(client, "Workload", name, namespace=namespace)
 
 
 async def delete_workload(

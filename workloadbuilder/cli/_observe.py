@@ -4,15 +4,12 @@ on the SDK's ``diagnose`` and ``audit``."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from rich.tree import Tree
 
 from .. import aio
-from ..aio._queries import list_documents
-from ..aio._resources import COMPOSITE_POD_GROUPS, POD_GROUPS
-from ..aio._transport import Transport
 from ._cluster import ClusterError
 
 __all__ = [
@@ -40,31 +37,18 @@ class GroupStatus:
     """Why members are not placed (``diagnose``'s ``Verdict.cause``), or ``""``."""
 
     def to_dict(self) -> dict[str, Any]:
-        """The row as plain JSON."""
-        return {
-            "kind": self.kind,
-            "name": self.name,
-            "template": self.template,
-            "state": self.state,
-            "present": self.present,
-            "required": self.required,
-            "summary": self.summary,
-            "cause": self.cause,
-        }
+        """The row as plain JSON (its fields, in order)."""
+        return asdict(self)
 
 
-_GROUPS = (
-    ("CompositePodGroup", "v1alpha3", "compositepodgroups"),
-    ("PodGroup", "v1beta1", "podgroups"),
-)
+_GROUPS: tuple[aio.SchedulingKind, ...] = ("CompositePodGroup", "PodGroup")
 
 
-async def _list(client: Any, namespace: str, version: str, plural: str) -> list[dict[str, Any]]:
-    """The groups of ``plural`` in ``namespace`` through the SDK's transport (its retries,
+async def _list(client: Any, namespace: str, kind: aio.SchedulingKind) -> list[dict[str, Any]]:
+    """The groups of ``kind`` in ``namespace``, read as the SDK's helpers read (retries,
     timeout, redirect refusal and answer checks); none when the kind is not served."""
-    resource = COMPOSITE_POD_GROUPS if plural == COMPOSITE_POD_GROUPS.plural else POD_GROUPS
     try:
-        return await list_documents(Transport(client), resource, namespace)
+        return await aio.list_objects(client, kind, namespace=namespace)
     except aio.APIError as exc:
         if exc.status == 404:
             return []
@@ -78,8 +62,8 @@ async def workload_status(client: Any, namespace: str, name: str) -> list[GroupS
     if workload.state is aio.GroupState.MISSING:
         raise ClusterError([f'Workload "{name}" not found in namespace "{namespace}"'])
     rows = []
-    for kind, version, plural in _GROUPS:
-        for obj in await _list(client, namespace, version, plural):
+    for kind in _GROUPS:
+        for obj in await _list(client, namespace, kind):
             ref = (obj.get("spec") or {}).get("workloadRef") or {}
             if ref.get("workloadName") != name:
                 continue
