@@ -7,7 +7,7 @@ from typing import Any, Final
 
 from workloadbuilder.api import scheduling_v1alpha3, scheduling_v1beta1
 
-from ..api._base import K8sModel
+from ..api.sdk import K8sModel
 from ._resources import COMPOSITE_POD_GROUPS, POD_GROUPS, PODS, WORKLOADS, Resource
 from .errors import ObjectRef
 

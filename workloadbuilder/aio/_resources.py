@@ -9,9 +9,9 @@ from urllib.parse import quote
 
 from pydantic import ValidationError
 
-from ..api._base import K8sModel
 from ..api.scheduling_v1alpha3 import CompositePodGroup
 from ..api.scheduling_v1beta1 import PodGroup, Workload
+from ..api.sdk import K8sModel
 from .errors import APIError, ObjectRef
 
 __all__ = [

@@ -7,8 +7,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, cast
 
-from ..api._base import K8sModel
 from ..api.scheduling_v1beta1 import Workload
+from ..api.sdk import K8sModel
 from ._members import active
 from ._queries import list_documents
 from ._resources import (

@@ -25,11 +25,11 @@ from ._io import (
     err,
     fail,
     load,
-    objects,
     out,
     print_errors,
     print_table,
     read_bytes,
+    release,
     spec_path,
 )
 from ._look import Command, Group
@@ -115,7 +115,7 @@ def build(spec: SpecArg = None, filename: FileOpt = None, output: FormatOpt = Fo
     Every object of one execution, parents first (Workload, CompositePodGroups, PodGroups), as
     a YAML stream for `kubectl apply --server-side -f -`, or as a JSON `List`.
     """
-    emit([o.to_dict() for o in objects(load(spec_path(spec, filename)))], output)
+    emit([o.to_dict() for o in release(load(spec_path(spec, filename))).ordered], output)
 
 
 @command(epilog="Example: workloadbuilder validate examples/specs/training.yaml")
@@ -143,8 +143,7 @@ def explain(spec: SpecArg = None, filename: FileOpt = None) -> None:
     loaded = load(
         spec_path(spec, filename)
     ).relaxed()  # counts that can never be met are its warnings
-    objects(loaded)
-    out().print(_explain.render(loaded, loaded.builder().build_workload()))
+    out().print(_explain.render(loaded, release(loaded).workload))
 
 
 NodesOpt = Annotated[
@@ -179,7 +178,7 @@ def simulate(
     loaded = load(
         spec_path(spec, filename)
     ).relaxed()  # a count that can never be met shows as waiting
-    objects(loaded)
+    released = release(loaded)
     errors = _simulate.spec_errors(loaded)
     if errors:
         print_errors(loaded.error(errors))
@@ -190,7 +189,7 @@ def simulate(
         fail(f"cannot read {nodes}: {exc.strerror or exc}", USAGE)
     except ValueError as exc:
         fail(str(exc).replace("\n", " "), INVALID)
-    verdicts = asyncio.run(_simulate.simulate(loaded, sim_nodes))
+    verdicts = asyncio.run(_simulate.simulate(loaded, sim_nodes, released.ordered))
     if output is Output.table:
         table = Table("GROUP", "KIND", "VERDICT", "WHY", box=None, pad_edge=False)
         for v in verdicts:
@@ -332,7 +331,7 @@ def _workload(
     if name is not None:
         return _namespace(namespace, kubeconfig, context), name
     spec = load(filename)  # type: ignore[arg-type]
-    objects(spec)
+    release(spec)  # a spec that does not validate names no Workload
     if namespace is not None and namespace != spec.options.namespace:
         fail(
             f"the namespace from the spec ({spec.options.namespace}) does not match"
@@ -400,7 +399,7 @@ def apply(
     """
     from . import _cluster
 
-    to_apply = objects(load(spec_path(spec, filename)))
+    to_apply = release(load(spec_path(spec, filename))).ordered
     progress = _cluster.new_progress(err(), enabled=sys.stderr.isatty())
 
     async def work(client: Any) -> list[str]:
