@@ -59,11 +59,14 @@ else:  # the model's own functions, not wrappers: stamping calls them once per o
 
 def yaml_stream(documents: Iterable[Any]) -> str:
     """``yaml.safe_dump_all(documents, sort_keys=False)``'s bytes, from PyYAML's C emitter when
-    it has one and every document is one both emitters write alike (as ``yaml_document``)."""
+    it has one and every document is a map or a list both emitters write alike (as
+    ``yaml_document``; the C emitter leaves out the ``...`` after a lone scalar)."""
     import yaml
 
     docs = list(documents)
     dumper: type[Any] = yaml.SafeDumper
-    if hasattr(yaml, "CSafeDumper") and all(map(_same_in_both_emitters, docs)):
+    if hasattr(yaml, "CSafeDumper") and all(
+        type(d) in (dict, list) and _same_in_both_emitters(d) for d in docs
+    ):
         dumper = yaml.CSafeDumper
     return yaml.dump_all(docs, Dumper=dumper, sort_keys=False, default_flow_style=False)
