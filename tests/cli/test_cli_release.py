@@ -3,15 +3,13 @@ used before (``yaml.safe_dump_all``, PyYAML's pure-Python emitter: the oracle he
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from cli_paths import NODES, ROOT, SPECS
+from profiled import calls
 from typer.testing import CliRunner
 
 from workloadbuilder import Builder
@@ -24,23 +22,6 @@ SPEC_FILES = sorted(SPECS.glob("*.yaml"))
 
 def previous_writer(docs: list[Any]) -> str:
     return yaml.safe_dump_all(docs, sort_keys=False, default_flow_style=False)
-
-
-@contextmanager
-def compiles() -> Iterator[list[int]]:
-    """How many times a Workload is compiled in the block (``sys.setprofile``)."""
-    code, counted = Builder._build.__code__, [0]
-
-    def profile(frame: Any, event: str, _arg: Any) -> None:
-        if event == "call" and frame.f_code is code:
-            counted[0] += 1
-
-    previous = sys.getprofile()
-    sys.setprofile(profile)
-    try:
-        yield counted
-    finally:
-        sys.setprofile(previous)
 
 
 @pytest.mark.parametrize("path", SPEC_FILES, ids=lambda p: p.name)
@@ -105,7 +86,7 @@ def test_a_report_as_yaml_has_the_bytes_of_the_previous_writer(runner: CliRunner
     ids=lambda a: a[0],
 )
 def test_a_command_compiles_the_spec_once(runner: CliRunner, args: list[str]) -> None:
-    with compiles() as counted:
+    with calls(Builder._build) as counted:
         result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
-    assert counted == [1]
+    assert counted == {"Builder._build": 1}

@@ -8,30 +8,17 @@ checks and compiles a tree once (counted by a profiler: nothing is replaced).
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 from core_support import all_allowed, job_owner, rendered
 from hypothesis import HealthCheck, given, settings
+from profiled import calls
 from test_core_properties import PERMISSIVE, trees
 from test_core_stamp_differential import assert_same, previous_instantiate
 
-from workloadbuilder import (
-    Builder,
-    BuildError,
-    BuildOptions,
-    Release,
-    Workload,
-    WorkloadItem,
-    composite,
-    gang,
-    instantiate,
-    leaf,
-)
+import workloadbuilder as wb
+from workloadbuilder import Builder, BuildError, BuildOptions, Release, composite, gang, leaf
 from workloadbuilder.api import K8sModel
 from workloadbuilder.spec import LoadedSpec, load_spec
 from workloadbuilder.validation import validate_tree
@@ -44,24 +31,6 @@ TREE = composite(
     path="spec",
     policy=gang(min_group_count=2),
 )
-
-
-@contextmanager
-def calls(*functions: Callable[..., Any]) -> Iterator[dict[str, int]]:
-    """How many times each function is entered in the block, by name (``sys.setprofile``)."""
-    codes = {f.__code__: f.__qualname__ for f in functions}
-    counts = dict.fromkeys(codes.values(), 0)
-
-    def profile(frame: Any, event: str, _arg: Any) -> None:
-        if event == "call" and frame.f_code in codes:
-            counts[codes[frame.f_code]] += 1
-
-    previous = sys.getprofile()
-    sys.setprofile(profile)
-    try:
-        yield counts
-    finally:
-        sys.setprofile(previous)
 
 
 def previous_objects(spec: LoadedSpec) -> list[K8sModel]:
@@ -94,7 +63,7 @@ def test_a_spec_is_checked_and_compiled_once(path: Path) -> None:
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
 )
 @given(root=trees(sound=True))
-def test_release_is_validate_then_build_then_stamp(root: WorkloadItem) -> None:
+def test_release_is_validate_then_build_then_stamp(root: wb.WorkloadItem) -> None:
     errors = Builder(root, PERMISSIVE).validate()
     builder = Builder(root, PERMISSIVE)
     if errors:
@@ -118,7 +87,7 @@ def test_a_tree_is_validated_once_and_not_after_a_clean_validate() -> None:
     with calls(validate_tree) as counted:
         objects = checked.release().objects
     assert counted == {"validate_tree": 0}
-    assert [o.to_dict() for o in objects] == [o.to_dict() for o in instantiate(builder)]
+    assert [o.to_dict() for o in objects] == [o.to_dict() for o in wb.instantiate(builder)]
 
 
 def test_a_tree_that_does_not_validate_is_refused_with_validates_errors() -> None:
@@ -131,7 +100,7 @@ def test_a_tree_that_does_not_validate_is_refused_with_validates_errors() -> Non
     # validate=False stamps what build_workload() compiles, as instantiate() does
     unchecked = builder.release(validate=False)
     assert [o.to_dict() for o in unchecked.objects] == [
-        o.to_dict() for o in instantiate(Builder(TREE, options))
+        o.to_dict() for o in wb.instantiate(Builder(TREE, options))
     ]
 
 
@@ -163,10 +132,10 @@ def test_an_existing_workload_is_stamped_without_validation() -> None:
     stored = Builder(TREE, options).build_workload().to_dict()
     stored["status"] = {}
     release = Builder.from_existing_workload(stored, BuildOptions(owner=job_owner())).release()
-    assert isinstance(release.workload, Workload)
-    assert release.workload.to_dict() == Workload.from_server(stored).to_dict()
+    assert isinstance(release.workload, wb.Workload)
+    assert release.workload.to_dict() == wb.Workload.from_server(stored).to_dict()
     assert [o.to_dict() for o in release.objects] == [
-        o.to_dict() for o in instantiate(stored, options=BuildOptions(owner=job_owner()))
+        o.to_dict() for o in wb.instantiate(stored, options=BuildOptions(owner=job_owner()))
     ]
     assert [o.kind for o in release.ordered] == [
         "Workload",
