@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -40,14 +41,8 @@ class GroupVerdict:
     detail: str
 
     def to_dict(self) -> dict[str, str]:
-        """The verdict as plain JSON."""
-        return {
-            "kind": self.kind,
-            "name": self.name,
-            "template": self.template,
-            "verdict": self.verdict,
-            "detail": self.detail,
-        }
+        """The verdict as plain JSON, in field order."""
+        return dataclasses.asdict(self)
 
 
 def load_nodes(path: Path) -> list[SimNode]:
