@@ -20,6 +20,7 @@ from test_core_stamp_differential import assert_same, previous_instantiate
 import workloadbuilder as wb
 from workloadbuilder import Builder, BuildError, BuildOptions, Release, composite, gang, leaf
 from workloadbuilder.api import K8sModel
+from workloadbuilder.roots import validate_roots
 from workloadbuilder.spec import LoadedSpec, load_spec
 from workloadbuilder.validation import validate_tree
 
@@ -153,3 +154,14 @@ def test_names_come_from_the_callable_and_are_checked() -> None:
         Builder(TREE, all_allowed()).release(name=lambda wl, t: "")
     with pytest.raises(ValueError, match="the Workload has no name"):
         Builder(TREE, all_allowed(name="")).release()
+
+
+def test_several_roots_are_validated_once_and_released_together() -> None:
+    roots = [leaf("a", path="spec.a", policy=gang(2)), leaf("b", path="spec.b")]
+    builder = Builder(roots, all_allowed())
+    with calls(validate_roots, Builder._build) as counted:
+        release = builder.release()
+        builder.release()
+    assert counted == {"validate_roots": 1, "Builder._build": 1}
+    reference = Builder(roots, all_allowed())
+    assert_same(release.ordered, [reference.build_workload(), *previous_instantiate(reference)])
