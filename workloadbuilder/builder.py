@@ -90,7 +90,7 @@ class Builder:
     ``release()`` does it all in one call: validate, build the Workload, stamp every runtime
     object of one execution, parents first. The steps one by one: ``validate()``,
     ``build_workload()``, ``new_composite_pod_group()`` / ``new_pod_group()``; after a
-    ``validate()`` that found nothing, neither ``release()`` nor the build checks again.
+    ``validate()`` (without ``old_root``) that found nothing, ``release()`` does not check again.
     """
 
     def __init__(
@@ -224,9 +224,9 @@ class Builder:
         """The Workload and every runtime object of one execution, parents first: validated,
         built and stamped in one call.
 
-        Raises ``BuildError`` with the ``errors`` when ``validate(old_root)`` finds any (it is
-        not run again after a ``validate()`` that found nothing; ``validate=False`` skips it;
-        a Builder of an existing Workload has nothing to validate), and as
+        Raises ``BuildError`` with the ``errors`` when ``validate(old_root)`` finds any (without
+        ``old_root``, not run again after a ``validate()`` that found nothing; ``validate=False``
+        skips it; a Builder of an existing Workload has nothing to validate), and as
         ``build_workload()`` and the stamps raise. Each object is named
         ``name(workload_name, template_name)`` (upstream's scheme by default); a child's
         ``spec.parentCompositePodGroupName`` names its parent.
