@@ -1,7 +1,8 @@
 """workloadbuilder: the Kubernetes 1.37 workload-aware scheduling APIs for Python controllers.
 
 Describe a workload as a tree of ``WorkloadItem``s, ``validate()`` it at the controller's own
-field paths, compile it with ``Builder.build_workload()`` and stamp the runtime objects.
+field paths, compile it with ``Builder.build_workload()`` and stamp the runtime objects, or do
+all three in one call with ``Builder.release()``.
 """
 
 import importlib
@@ -16,6 +17,7 @@ from .builder import (
     BuildError,
     BuildOptions,
     DisruptionModeOption,
+    Release,
     SchedulingPolicyOption,
     build_workload,
     controller_ref,
@@ -87,6 +89,7 @@ __all__ = [
     "MigrationResult",
     "PodGroup",
     "PolicyInput",
+    "Release",
     "ResourceClaim",
     "ResourceClaimsInput",
     "RuntimeObjects",

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from ._formats import parse_group_version
 from ._gorender import go_quote
-from .api import client_json
-from .api._base import DeferredModel, deferred_json
-from .api._json_factory import JsonFactory, json_factory
-from .api.meta_v1 import ObjectMeta, OwnerReference
+from .api.meta_v1 import ObjectMeta
 from .api.scheduling_v1alpha3 import CompositePodGroup
 from .api.scheduling_v1beta1 import (
     CompositePodGroupTemplate,
@@ -22,10 +18,19 @@ from .api.scheduling_v1beta1 import (
     Workload,
     WorkloadSpec,
 )
+from .api.sdk import DeferredModel, JsonFactory, deferred, deferred_json, json_factory, json_view
 from .config import ResourceClaim, SchedulingConfig
+from .execution import Release, RuntimeObject, RuntimeObjects
 from .field import ErrorList, FieldError
 from .item import WorkloadItem
-from .options import BuildOptions, DisruptionModeOption, SchedulingPolicyOption
+from .naming import generate_pod_group_name
+from .options import (
+    BuildOptions,
+    DisruptionModeOption,
+    SchedulingPolicyOption,
+    api_group,
+    controller_ref,
+)
 from .roots import MIXED_KINDS, as_roots, templates_key, validate_roots
 from .validation import MAX_TREE_DEPTH, TreeCheckCache, validate_tree
 
@@ -34,6 +39,9 @@ __all__ = [
     "BuildOptions",
     "Builder",
     "DisruptionModeOption",
+    "Release",
+    "RuntimeObject",
+    "RuntimeObjects",
     "SchedulingPolicyOption",
     "api_group",
     "build_workload",
@@ -66,49 +74,6 @@ class BuildError(ValueError):
         self.errors = errors if errors is not None else ErrorList()
 
 
-def controller_ref(obj: Any, *, block_owner_deletion: bool = True) -> OwnerReference:
-    """A controller owner reference to ``obj``: a dict, one of our models, an official-client
-    model or a lightkube object, as read from the API server."""
-    data = None if isinstance(obj, (str, bytes)) else client_json(obj)
-    if data is None:
-        raise TypeError(
-            "controller_ref() takes a Kubernetes object (a dict, one of our models, an"
-            f" official-client or lightkube object), not {type(obj).__name__}"
-        )
-    meta = data.get("metadata")
-    meta = meta if isinstance(meta, Mapping) else {}
-    values = {
-        "apiVersion": data.get("apiVersion", data.get("api_version")),
-        "kind": data.get("kind"),
-        "metadata.name": meta.get("name"),
-        "metadata.uid": meta.get("uid"),
-    }
-    missing = [k for k, v in values.items() if not v]
-    if missing:
-        raise ValueError(
-            f"cannot reference the owner: it has no {', '.join(missing)};"
-            " pass the object as read from the API server"
-        )
-    wrong = [k for k, v in values.items() if not isinstance(v, str)]
-    if wrong:
-        raise ValueError(f"cannot reference the owner: {', '.join(wrong)} must be strings")
-    return OwnerReference(
-        api_version=values["apiVersion"],
-        kind=values["kind"],
-        name=values["metadata.name"],
-        uid=values["metadata.uid"],
-        controller=True,
-        block_owner_deletion=block_owner_deletion,
-    )
-
-
-def api_group(api_version: str) -> str | None:
-    """The group of an apiVersion, parsed as apimachinery's ``ParseGroupVersion`` does
-    (``None`` where it fails)."""
-    parsed = parse_group_version(api_version)
-    return None if parsed is None else parsed[0]
-
-
 def _group_of(api_version: str) -> str:
     group = api_group(api_version)
     if group is None:
@@ -120,7 +85,13 @@ def _group_of(api_version: str) -> str:
 
 
 class Builder:
-    """Compiles one WorkloadItem tree into a Workload and stamps its PodGroups."""
+    """Compiles one WorkloadItem tree into a Workload and stamps its PodGroups.
+
+    ``release()`` does it all in one call: validate, build the Workload, stamp every runtime
+    object of one execution, parents first. The steps one by one: ``validate()``,
+    ``build_workload()``, ``new_composite_pod_group()`` / ``new_pod_group()``; after a
+    ``validate()`` (without ``old_root``) that found nothing, ``release()`` does not check again.
+    """
 
     def __init__(
         self, root: WorkloadItem | Sequence[WorkloadItem] | None, options: BuildOptions
@@ -143,6 +114,8 @@ class Builder:
         self._workload_document: dict[str, Any] | None = None
         # Whether validate() found nothing with every rule on (the compiled JSON is valid).
         self._validated = False
+        # Whether validate() without an old root found nothing (release() does not repeat it).
+        self._clean = False
         self._pod_group_templates: dict[str, dict[str, Any]] | None = None
         self._composite_templates: dict[str, dict[str, Any]] | None = None
         # What stamping reads once: each template's spec JSON, the owner's, the namespace.
@@ -209,13 +182,16 @@ class Builder:
                 return ErrorList([FieldError.internal(None, str(exc))])
             if olds is None and isinstance(old_root, WorkloadItem):
                 olds = (old_root,)
-            return validate_roots(self._roots, self.options, olds, self._all_facts)
+            errors = validate_roots(self._roots, self.options, olds, self._all_facts)
+            self._clean = not errors and old_root is None
+            return errors
         if isinstance(old_root, Sequence) and not isinstance(old_root, str):
             old_root = next(  # the previous roots: the one of the same name
                 (o for o in old_root if getattr(o, "name", None) == getattr(self._root, "name", 0)),
                 None,
             )
         errors = validate_tree(self._root, self.options, old_root, self._facts)
+        self._clean = not errors and old_root is None
         options = self.options
         if (
             not errors
@@ -236,15 +212,84 @@ class Builder:
                 " Workload: it stamps runtime objects from the supplied Workload (see workload())"
             )
         self._compiled()
-        return Workload._deferred(self._document())
+        return deferred(Workload, self._document())
+
+    def release(
+        self,
+        old_root: WorkloadItem | Sequence[WorkloadItem] | None = None,
+        *,
+        name: Callable[[str, str], str] = generate_pod_group_name,
+        validate: bool = True,
+    ) -> Release:
+        """The Workload and every runtime object of one execution, parents first: validated,
+        built and stamped in one call.
+
+        Raises ``BuildError`` with the ``errors`` when ``validate(old_root)`` finds any (without
+        ``old_root``, not run again after a ``validate()`` that found nothing; ``validate=False``
+        skips it; a Builder of an existing Workload has nothing to validate), and as
+        ``build_workload()`` and the stamps raise. Each object is named
+        ``name(workload_name, template_name)`` (upstream's scheme by default); a child's
+        ``spec.parentCompositePodGroupName`` names its parent.
+        """
+        if validate and self._existing is None and not (self._clean and old_root is None):
+            errors = self.validate(old_root)
+            if errors:
+                raise BuildError(f"the tree does not validate:\n{errors}", errors)
+        self.workload()  # compiled (or refused) first
+        objects = self._runtime_objects(name)
+        return Release(deferred(Workload, self._document()), objects)
+
+    def _runtime_objects(self, name: Callable[[str, str], str]) -> RuntimeObjects:
+        """Every object of one execution, each named ``name(workload, template)``."""
+        document = self._document()
+        workload_name = (document.get("metadata") or {}).get("name") or ""
+        if not workload_name:
+            raise ValueError(
+                "the Workload has no name: set BuildOptions(name=...) (see generate_workload_name)"
+            )
+        if not callable(name):
+            raise TypeError(f"name must be a callable (workload, template) -> str, not {name!r}")
+
+        def checked(template: str) -> str:
+            result = name(workload_name, template)
+            if not isinstance(result, str) or not result:
+                raise TypeError(
+                    f"name({workload_name!r}, {template!r}) returned {result!r}; it must return"
+                    " the object's name (a non-empty str)"
+                )
+            return result
+
+        objects = RuntimeObjects()
+        spec = document["spec"]
+        for leaf in spec.get("podGroupTemplates", ()):
+            objects.append(self.new_pod_group(checked(leaf["name"]), leaf["name"]))
+        for root in spec.get("compositePodGroupTemplates", ()):
+            objects.extend(self._composite_tree(root, None, checked))
+        return objects
+
+    def _composite_tree(
+        self, template: Mapping[str, Any], parent: str | None, name: Callable[[str], str]
+    ) -> Iterator[RuntimeObject]:
+        """The objects of a composite template's JSON and its subtree, parents first."""
+        template_name = template["name"]
+        own = name(template_name)
+        # As new_composite_pod_group() / new_pod_group(), with the parent set in the same step.
+        yield deferred(
+            CompositePodGroup, self._stamped(own, template_name, leaf=False, parent=parent)
+        )
+        for leaf in template.get("podGroupTemplates", ()):
+            stamped = self._stamped(name(leaf["name"]), leaf["name"], leaf=True, parent=own)
+            yield deferred(PodGroup, stamped)
+        for child in template.get("compositePodGroupTemplates", ()):
+            yield from self._composite_tree(child, own, name)
 
     def new_pod_group(self, pod_group_name: str, template_name: str) -> PodGroup:
         """A PodGroup of the template ``template_name`` (at any depth of the tree)."""
         sweep = self._sweeps[PodGroup].get(template_name) if type(template_name) is str else None
         if sweep is not None and type(pod_group_name) is str:
             spec, rest, to_json = sweep  # as _stamped() makes it, from a compiled template
-            return PodGroup._deferred(
-                {"metadata": {"name": pod_group_name, **rest}, "spec": spec}, to_json
+            return deferred(
+                PodGroup, {"metadata": {"name": pod_group_name, **rest}, "spec": spec}, to_json
             )
         return self._stamp(PodGroup, pod_group_name, template_name)
 
@@ -260,13 +305,13 @@ class Builder:
         counts = self._stamp_counts[kind]
         count = counts[template_name] = counts.get(template_name, 0) + 1
         if count != _COMPILE_AFTER or type(name) is not str:
-            return kind._deferred(data)
+            return deferred(kind, data)
         # A stamp's JSON is the template's, which never changes, but for its name.
         to_json = json_factory(deferred_json(kind, data), [("metadata", "name")])
         if to_json is not None:
             rest = {k: v for k, v in data["metadata"].items() if k != "name"}
             self._sweeps[kind][template_name] = (data["spec"], rest, to_json)
-        return kind._deferred(data, to_json)
+        return deferred(kind, data, to_json)
 
     def _stamped(
         self, name: str, template_name: str, *, leaf: bool, parent: _Parent = _NO_PARENT
@@ -276,7 +321,7 @@ class Builder:
         ``spec.parentCompositePodGroupName`` (``None`` included: set, but empty).
 
         Keys are in field order and values in ``to_dict()`` form, so that the object can be
-        deferred (``DeferredModel._deferred``); the parts shared between stamps are never
+        deferred (``api.sdk.deferred``); the parts shared between stamps are never
         changed."""
         _check_names(name, template_name)
         stamps = self._leaf_stamps if leaf else self._composite_stamps
@@ -332,7 +377,7 @@ class Builder:
         """``workload().to_dict()``, made once (shared, never changed)."""
         if self._workload_document is None:
             workload = self.workload()
-            view = workload._json_view()
+            view = json_view(workload)
             self._workload_document = view if view is not None else workload.to_dict()
         return self._workload_document
 
@@ -420,7 +465,7 @@ class Builder:
         except BuildError:
             return None
         key = templates_key([root for root, _ in pairs])
-        # In to_dict() form and field order, as DeferredModel._deferred wants.
+        # In to_dict() form and field order, as api.sdk.deferred wants.
         document = {
             "metadata": {
                 "name": self.options.name or None,
@@ -433,7 +478,7 @@ class Builder:
             },
         }
         if self._validated:
-            return Workload._deferred(document)
+            return deferred(Workload, document)
         try:
             return Workload.model_validate(document)
         except ValueError:

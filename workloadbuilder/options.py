@@ -9,11 +9,19 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ._formats import parse_group_version
 from .api import client_json
 from .api.meta_v1 import OwnerReference
 from .field import ErrorList, FieldPath
 
-__all__ = ["BuildOptions", "DisruptionModeOption", "SchedulingPolicyOption"]
+__all__ = [
+    "BuildOptions",
+    "DisruptionModeOption",
+    "SchedulingPolicyOption",
+    "api_group",
+    "controller_ref",
+    "object_json",
+]
 
 
 class SchedulingPolicyOption(enum.Enum):
@@ -35,15 +43,65 @@ OwnerLike = OwnerReference | Mapping[str, Any] | Any
 reference of the official client (``V1OwnerReference``) or of lightkube."""
 
 
+def object_json(obj: object, wanted: str) -> dict[str, Any]:
+    """The Kubernetes JSON of ``obj`` (a dict, one of our models, an official-client model or a
+    lightkube object); else ``TypeError``: ``wanted``, not the type given."""
+    data = None if isinstance(obj, (str, bytes)) else client_json(obj)
+    if data is None:
+        raise TypeError(f"{wanted}, not {type(obj).__name__}")
+    return data
+
+
+def controller_ref(obj: Any, *, block_owner_deletion: bool = True) -> OwnerReference:
+    """A controller owner reference to ``obj``: a dict, one of our models, an official-client
+    model or a lightkube object, as read from the API server."""
+    data = object_json(
+        obj,
+        "controller_ref() takes a Kubernetes object (a dict, one of our models, an"
+        " official-client or lightkube object)",
+    )
+    meta = data.get("metadata")
+    meta = meta if isinstance(meta, Mapping) else {}
+    values = {
+        "apiVersion": data.get("apiVersion", data.get("api_version")),
+        "kind": data.get("kind"),
+        "metadata.name": meta.get("name"),
+        "metadata.uid": meta.get("uid"),
+    }
+    missing = [k for k, v in values.items() if not v]
+    if missing:
+        raise ValueError(
+            f"cannot reference the owner: it has no {', '.join(missing)};"
+            " pass the object as read from the API server"
+        )
+    wrong = [k for k, v in values.items() if not isinstance(v, str)]
+    if wrong:
+        raise ValueError(f"cannot reference the owner: {', '.join(wrong)} must be strings")
+    return OwnerReference(
+        api_version=values["apiVersion"],
+        kind=values["kind"],
+        name=values["metadata.name"],
+        uid=values["metadata.uid"],
+        controller=True,
+        block_owner_deletion=block_owner_deletion,
+    )
+
+
+def api_group(api_version: str) -> str | None:
+    """The group of an apiVersion, parsed as apimachinery's ``ParseGroupVersion`` does
+    (``None`` where it fails)."""
+    parsed = parse_group_version(api_version)
+    return None if parsed is None else parsed[0]
+
+
 def _owner(value: OwnerLike) -> OwnerReference | None:
     if value is None or isinstance(value, OwnerReference):
         return value
-    data = None if isinstance(value, (str, bytes)) else client_json(value)
-    if data is None:
-        raise TypeError(
-            "owner must be an OwnerReference, its dict or a client's owner reference"
-            f" (see controller_ref()), not {type(value).__name__}"
-        )
+    data = object_json(
+        value,
+        "owner must be an OwnerReference, its dict or a client's owner reference"
+        " (see controller_ref())",
+    )
     try:
         return OwnerReference.model_validate(data)
     except ValidationError as exc:

@@ -3,43 +3,21 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import pydantic
 
-from .api import client_json
-from .api.scheduling_v1alpha3 import CompositePodGroup
-from .api.scheduling_v1beta1 import (
-    PodGroup,
-    PodGroupResourceClaim,
-    Workload,
-)
+from .api.scheduling_v1beta1 import PodGroup, PodGroupResourceClaim, Workload
 from .builder import Builder, BuildError, BuildOptions
+from .execution import RuntimeObject, RuntimeObjects
 from .field import ErrorList
 from .naming import generate_pod_group_name
+from .options import object_json
 
 __all__ = ["RuntimeObject", "RuntimeObjects", "instantiate", "set_scheduling_group"]
 
-RuntimeObject = PodGroup | CompositePodGroup
 _Pod = TypeVar("_Pod")
-
-
-class RuntimeObjects(list[RuntimeObject]):
-    """The runtime objects of one execution, parents first (a real ``list``), and
-    ``by_template``: each object by the name of the template it was stamped from."""
-
-    __slots__ = ()
-
-    @property
-    def by_template(self) -> dict[str, RuntimeObject]:
-        """Template name -> object, in the list's order."""
-        out: dict[str, RuntimeObject] = {}
-        for obj in self:
-            ref = obj.spec.workload_ref
-            if ref is not None:
-                out[ref.template_name] = obj
-        return out
 
 
 def instantiate(
@@ -50,61 +28,16 @@ def instantiate(
 ) -> RuntimeObjects:
     """Every PodGroup and CompositePodGroup of one execution of a Workload, parents first.
 
-    ``source`` is a Builder (its Workload is built if needed) or a Workload read from the API
-    server (then ``options`` gives the owner). Each object is named
-    ``name(workload_name, template_name)`` (upstream's scheme by default); a child's
-    ``spec.parentCompositePodGroupName`` names its parent.
+    ``source`` is a Builder (its Workload is built if needed, not validated: see
+    ``Builder.release()``) or a Workload read from the API server (then ``options`` gives the
+    owner). Each object is named ``name(workload_name, template_name)`` (upstream's scheme by
+    default); a child's ``spec.parentCompositePodGroupName`` names its parent.
     """
     if isinstance(source, Builder):
         builder = source
     else:
         builder = Builder.from_existing_workload(source, options or BuildOptions())
-    builder.workload()  # compiled (or refused) first
-    document = builder._document()
-    workload_name = (document.get("metadata") or {}).get("name") or ""
-    if not workload_name:
-        raise ValueError(
-            "the Workload has no name: set BuildOptions(name=...) (see generate_workload_name)"
-        )
-    if not callable(name):
-        raise TypeError(f"name must be a callable (workload, template) -> str, not {name!r}")
-
-    def checked(template: str) -> str:
-        result = name(workload_name, template)
-        if not isinstance(result, str) or not result:
-            raise TypeError(
-                f"name({workload_name!r}, {template!r}) returned {result!r}; it must return"
-                " the object's name (a non-empty str)"
-            )
-        return result
-
-    objects = RuntimeObjects()
-    spec = document["spec"]
-    for leaf in spec.get("podGroupTemplates", ()):
-        objects.append(builder.new_pod_group(checked(leaf["name"]), leaf["name"]))
-    for root in spec.get("compositePodGroupTemplates", ()):
-        objects.extend(_composite_tree(builder, root, None, checked))
-    return objects
-
-
-def _composite_tree(
-    builder: Builder,
-    template: Mapping[str, Any],
-    parent: str | None,
-    name: Callable[[str], str],
-) -> Iterator[RuntimeObject]:
-    """The objects of a composite template's JSON and its subtree, parents first."""
-    template_name = template["name"]
-    own = name(template_name)
-    # As new_composite_pod_group() / new_pod_group(), with the parent set in the same step.
-    yield CompositePodGroup._deferred(
-        builder._stamped(own, template_name, leaf=False, parent=parent)
-    )
-    for leaf in template.get("podGroupTemplates", ()):
-        leaf_name = name(leaf["name"])
-        yield PodGroup._deferred(builder._stamped(leaf_name, leaf["name"], leaf=True, parent=own))
-    for child in template.get("compositePodGroupTemplates", ()):
-        yield from _composite_tree(builder, child, own, name)
+    return builder.release(name=name, validate=False).objects
 
 
 def set_scheduling_group(pod: _Pod, pod_group: PodGroup | Mapping[str, Any]) -> _Pod:
@@ -197,12 +130,9 @@ def _pod_group(pod_group: object) -> PodGroup:
 
 
 def _pod_dict(pod: object) -> dict[str, Any]:
-    doc = None if isinstance(pod, (str, bytes)) else client_json(pod)
-    if doc is None:
-        raise TypeError(
-            "pod must be a Pod dict, our model, an official-client V1Pod or a lightkube Pod,"
-            f" not {type(pod).__name__}"
-        )
+    doc = object_json(
+        pod, "pod must be a Pod dict, our model, an official-client V1Pod or a lightkube Pod"
+    )
     try:
         return copy.deepcopy(doc)
     except RecursionError:

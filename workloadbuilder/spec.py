@@ -20,7 +20,6 @@ import pydantic
 import yaml
 from pydantic import ConfigDict, Discriminator, Field, StrictInt, Tag
 
-from .api._base import K8sModel, OptList, OptMap, Str
 from .api.meta_v1 import OwnerReference
 from .api.scheduling_v1alpha3 import (
     WorkloadCompositePodGroupDisruptionMode,
@@ -32,12 +31,13 @@ from .api.scheduling_v1alpha3 import (
     WorkloadPodGroupSchedulingPolicy,
 )
 from .api.scheduling_v1beta1 import Workload
+from .api.sdk import K8sModel, OptList, OptMap, Str
 from .builder import Builder, BuildError
+from .execution import Release, RuntimeObject
 from .field import ErrorList, FieldError, FieldPath
 from .item import WorkloadItem
 from .naming import generate_workload_name
 from .options import BuildOptions, DisruptionModeOption, SchedulingPolicyOption
-from .runtime import RuntimeObject, instantiate
 from .shorthands import composite, leaf
 
 __all__ = [
@@ -210,7 +210,10 @@ class LoadedSpec:
         the API server would refuse of the owner (its reference, the Workload's
         ``controllerRef``) at ``spec.owner``, once per field.
         """
-        builder = self.builder()
+        return self._checked(self.builder())
+
+    def _checked(self, builder: Builder) -> ErrorList:
+        """:meth:`validate` with ``builder``, which then releases without checking again."""
         errors = ErrorList()
         owner_fields: set[str] = set()
         for error in map(self._relocated, builder.validate()):
@@ -268,12 +271,18 @@ class LoadedSpec:
 
         Raises :class:`SpecError` when the spec does not validate.
         """
-        errors = self.validate()
+        return self.release().ordered
+
+    def release(self) -> Release:
+        """``Builder.release()`` of the spec: the Workload and its runtime objects, checked once.
+
+        Raises :class:`SpecError` when the spec does not validate.
+        """
+        builder = self.builder()
+        errors = self._checked(builder)
         if errors:
             raise self.error(errors)
-        builder = self.builder()
-        runtime: list[RuntimeObject] = instantiate(builder)
-        return [builder.build_workload(), *runtime]
+        return builder.release()
 
     def nodes(self) -> Iterator[tuple[FieldPath, SpecLeaf | SpecComposite, int]]:
         """Every node of the tree with its path and depth (the root at 0), parents first."""

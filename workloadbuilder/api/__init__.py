@@ -2,7 +2,8 @@
 
 Every model parses Kubernetes JSON with ``Model.model_validate(d)`` (unknown fields rejected
 with their JSON path), parses server responses tolerantly with ``Model.from_server(d)``, and
-emits ``obj.to_dict()`` / ``obj.to_yaml()``.
+emits ``obj.to_dict()`` / ``obj.to_yaml()``. ``workloadbuilder.api.sdk`` holds the parts the
+SDK's own modules build on (the base model and field types, deferred objects, the YAML writer).
 """
 
 import importlib

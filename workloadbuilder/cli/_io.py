@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 import typer
-import yaml
 from rich.console import Console
 from rich.table import Table
 
+from ..api.sdk import yaml_stream
+from ..execution import Release
 from ..spec import LoadedSpec, SpecError, load_spec
 
 __all__ = [
@@ -30,11 +31,11 @@ __all__ = [
     "err",
     "fail",
     "load",
-    "objects",
     "out",
     "print_errors",
     "print_table",
     "read_bytes",
+    "release",
     "spec_path",
 ]
 
@@ -43,19 +44,10 @@ USAGE = 2
 STDIN = "-"
 
 
-class Format(enum.StrEnum):
-    """Formats of Kubernetes objects."""
-
-    yaml = "yaml"
-    json = "json"
-
-
-class Output(enum.StrEnum):
-    """Formats of a report."""
-
-    table = "table"
-    yaml = "yaml"
-    json = "json"
+Format = enum.StrEnum("Format", ["yaml", "json"])
+"""Formats of Kubernetes objects."""
+Output = enum.StrEnum("Output", ["table", "yaml", "json"])
+"""Formats of a report."""
 
 
 def _tolerant(stream: TextIO) -> TextIO:
@@ -145,10 +137,10 @@ def print_table(table: Table) -> None:
     stdout.flush()
 
 
-def objects(spec: LoadedSpec) -> list[Any]:
+def release(spec: LoadedSpec) -> Release:
     """The spec's Workload and runtime objects; its errors printed and exit 1 if invalid."""
     try:
-        return list(spec.objects())
+        return spec.release()
     except SpecError as exc:
         print_errors(exc)
         raise typer.Exit(INVALID) from None
@@ -160,4 +152,4 @@ def emit(documents: Iterable[Any], output: Format | Output) -> None:
         body = docs[0] if len(docs) == 1 else {"apiVersion": "v1", "kind": "List", "items": docs}
         sys.stdout.write(json.dumps(body, indent=2) + "\n")
     else:
-        sys.stdout.write(yaml.safe_dump_all(docs, sort_keys=False, default_flow_style=False))
+        sys.stdout.write(yaml_stream(docs))

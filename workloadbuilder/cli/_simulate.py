@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 from ..api.scheduling_v1alpha3 import CompositePodGroup
 from ..api.scheduling_v1beta1 import PodGroup, Workload
 from ..counts import GANG_NEVER_FORMS
+from ..execution import RuntimeObject
 from ..field import ErrorList, FieldError, FieldPath
 from ..runtime import set_scheduling_group
 from ..spec import DocumentError, LoadedSpec, SpecLeaf, read_documents
@@ -39,14 +41,8 @@ class GroupVerdict:
     detail: str
 
     def to_dict(self) -> dict[str, str]:
-        """The verdict as plain JSON."""
-        return {
-            "kind": self.kind,
-            "name": self.name,
-            "template": self.template,
-            "verdict": self.verdict,
-            "detail": self.detail,
-        }
+        """The verdict as plain JSON, in field order."""
+        return dataclasses.asdict(self)
 
 
 def load_nodes(path: Path) -> list[SimNode]:
@@ -202,12 +198,18 @@ _WORDS = {
 """``diagnose``'s states as ``simulate`` words them (one pass leaves no Degraded or Preempted)."""
 
 
-async def simulate(spec: LoadedSpec, nodes: list[SimNode]) -> list[GroupVerdict]:
-    """Create the spec's objects and pods on a fresh local API server, run one scheduling pass,
-    and say what happened to each group, as ``diagnose`` tells it."""
+async def simulate(
+    spec: LoadedSpec,
+    nodes: list[SimNode],
+    objects: Sequence[Workload | RuntimeObject] | None = None,
+) -> list[GroupVerdict]:
+    """Create the spec's objects (``spec.objects()`` unless given) and pods on a fresh local
+    API server, run one scheduling pass, and say what happened to each group, as ``diagnose``
+    tells it."""
     from .. import aio  # the async helpers: loaded with the local API server
 
-    objects = spec.objects()
+    if objects is None:
+        objects = spec.objects()
     namespace = spec.options.namespace
     replicas = {n.name: n.replicas for _, n, _ in spec.nodes() if isinstance(n, SpecLeaf)}
     async with FakeAPIServer() as server:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import functools
 import importlib.metadata
 import sys
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from inspect import Parameter, signature
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -25,11 +28,11 @@ from ._io import (
     err,
     fail,
     load,
-    objects,
     out,
     print_errors,
     print_table,
     read_bytes,
+    release,
     spec_path,
 )
 from ._look import Command, Group
@@ -115,7 +118,7 @@ def build(spec: SpecArg = None, filename: FileOpt = None, output: FormatOpt = Fo
     Every object of one execution, parents first (Workload, CompositePodGroups, PodGroups), as
     a YAML stream for `kubectl apply --server-side -f -`, or as a JSON `List`.
     """
-    emit([o.to_dict() for o in objects(load(spec_path(spec, filename)))], output)
+    emit([o.to_dict() for o in release(load(spec_path(spec, filename))).ordered], output)
 
 
 @command(epilog="Example: workloadbuilder validate examples/specs/training.yaml")
@@ -143,8 +146,7 @@ def explain(spec: SpecArg = None, filename: FileOpt = None) -> None:
     loaded = load(
         spec_path(spec, filename)
     ).relaxed()  # counts that can never be met are its warnings
-    objects(loaded)
-    out().print(_explain.render(loaded, loaded.builder().build_workload()))
+    out().print(_explain.render(loaded, release(loaded).workload))
 
 
 NodesOpt = Annotated[
@@ -179,7 +181,7 @@ def simulate(
     loaded = load(
         spec_path(spec, filename)
     ).relaxed()  # a count that can never be met shows as waiting
-    objects(loaded)
+    released = release(loaded)
     errors = _simulate.spec_errors(loaded)
     if errors:
         print_errors(loaded.error(errors))
@@ -190,7 +192,7 @@ def simulate(
         fail(f"cannot read {nodes}: {exc.strerror or exc}", USAGE)
     except ValueError as exc:
         fail(str(exc).replace("\n", " "), INVALID)
-    verdicts = asyncio.run(_simulate.simulate(loaded, sim_nodes))
+    verdicts = asyncio.run(_simulate.simulate(loaded, sim_nodes, released.ordered))
     if output is Output.table:
         table = Table("GROUP", "KIND", "VERDICT", "WHY", box=None, pad_edge=False)
         for v in verdicts:
@@ -306,33 +308,72 @@ WorkloadFileOpt = Annotated[
 ]
 
 
-def _connection(kubeconfig: str | None, context: str | None) -> Any:
-    from . import _cluster
+@dataclass(frozen=True)
+class Cluster:
+    """The options of every command on the cluster: which kubeconfig, which context, and how
+    long one request may take."""
 
-    return _cluster.Connection(kubeconfig, context)
+    kubeconfig: str | None
+    context: str | None
+    request_timeout: str
 
 
-def _namespace(namespace: str | None, kubeconfig: str | None, context: str | None) -> str:
+_CLUSTER_OPTIONS = [
+    Parameter(name, Parameter.KEYWORD_ONLY, default=default, annotation=option)
+    for name, default, option in (
+        ("kubeconfig", None, KubeconfigOpt),
+        ("context", None, ContextOpt),
+        ("request_timeout", "30s", RequestTimeoutOpt),
+    )
+]
+
+
+def cluster_command(**kwargs: Any) -> Callable[[_F], _F]:
+    """``command`` for a command on the cluster: after its own options it takes
+    ``--kubeconfig``, ``--context`` and ``--request-timeout``, given to it as ``cluster``."""
+
+    def register(func: _F) -> _F:
+        own = signature(func, eval_str=True)
+        parameters = [p for p in own.parameters.values() if p.name != "cluster"]
+
+        @functools.wraps(func)
+        def run(
+            *args: Any,
+            kubeconfig: str | None,
+            context: str | None,
+            request_timeout: str,
+            **own_options: Any,
+        ) -> Any:
+            cluster = Cluster(kubeconfig, context, request_timeout)
+            return func(*args, cluster=cluster, **own_options)
+
+        every = own.replace(parameters=[*parameters, *_CLUSTER_OPTIONS])
+        run.__signature__ = every  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in every.parameters.values()}
+        command(**kwargs)(run)
+        return func
+
+    return register
+
+
+def _namespace(namespace: str | None, cluster: Cluster) -> str:
     """``-n``, else the kubeconfig context's namespace, as kubectl."""
     from . import _cluster
 
-    return namespace or _cluster.default_namespace(_connection(kubeconfig, context))
+    connection = _cluster.Connection(cluster.kubeconfig, cluster.context)
+    return namespace or _cluster.default_namespace(connection)
 
 
 def _workload(
-    name: str | None,
-    filename: Path | None,
-    namespace: str | None,
-    kubeconfig: str | None,
-    context: str | None,
+    name: str | None, filename: Path | None, namespace: str | None, cluster: Cluster
 ) -> tuple[str, str]:
     """The (namespace, name) of the Workload: NAME in the namespace, or the spec's own."""
     if (name is None) == (filename is None):
         fail("give the Workload: NAME, or -f SPEC (- for standard input)", USAGE)
     if name is not None:
-        return _namespace(namespace, kubeconfig, context), name
+        return _namespace(namespace, cluster), name
     spec = load(filename)  # type: ignore[arg-type]
-    objects(spec)
+    release(spec)  # a spec that does not validate names no Workload
     if namespace is not None and namespace != spec.options.namespace:
         fail(
             f"the namespace from the spec ({spec.options.namespace}) does not match"
@@ -342,13 +383,12 @@ def _workload(
     return spec.options.namespace, spec.options.name
 
 
-def _on_cluster(
-    kubeconfig: str | None, context: str | None, work: Callable[[Any], Any], timeout: str = "30s"
-) -> Any:
+def _on_cluster(cluster: Cluster, work: Callable[[Any], Any]) -> Any:
     from . import _cluster
 
     try:
-        connection = _cluster.Connection(kubeconfig, context, _cluster.parse_timeout(timeout))
+        timeout = _cluster.parse_timeout(cluster.request_timeout)
+        connection = _cluster.Connection(cluster.kubeconfig, cluster.context, timeout)
     except ValueError as exc:
         fail(str(exc), USAGE)
     try:
@@ -367,7 +407,7 @@ class DryRun(enum.StrEnum):
     server = "server"
 
 
-@command(
+@cluster_command(
     epilog=(
         "Example: workloadbuilder apply -f examples/specs/training.yaml --dry-run=server"
         " --field-manager my-operator"
@@ -388,9 +428,8 @@ def apply(
             "--field-manager", metavar="NAME", help="The server-side apply field manager."
         ),
     ] = "workloadbuilder",
-    kubeconfig: KubeconfigOpt = None,
-    context: ContextOpt = None,
-    request_timeout: RequestTimeoutOpt = "30s",
+    *,
+    cluster: Cluster,
 ) -> None:
     """Server-side apply the spec's objects to the cluster, after a preflight.
 
@@ -400,7 +439,7 @@ def apply(
     """
     from . import _cluster
 
-    to_apply = objects(load(spec_path(spec, filename)))
+    to_apply = release(load(spec_path(spec, filename))).ordered
     progress = _cluster.new_progress(err(), enabled=sys.stderr.isatty())
 
     async def work(client: Any) -> list[str]:
@@ -414,11 +453,11 @@ def apply(
                 progress=progress,
             )
 
-    for line in _on_cluster(kubeconfig, context, work, request_timeout):
+    for line in _on_cluster(cluster, work):
         out().print(line, markup=False)
 
 
-@command(
+@cluster_command(
     epilog=(
         "Example: workloadbuilder delete -f examples/specs/training.yaml"
         " (or: delete resnet-training-6dbff5dc47 -n ml-training)"
@@ -432,19 +471,16 @@ def delete(
         bool,
         typer.Option("--ignore-not-found", help="A missing Workload is not an error (exit 0)."),
     ] = False,
-    kubeconfig: KubeconfigOpt = None,
-    context: ContextOpt = None,
-    request_timeout: RequestTimeoutOpt = "30s",
+    *,
+    cluster: Cluster,
 ) -> None:
     """Delete Workload NAME (or the spec's) and every group stamped from it, children first."""
     from . import _cluster
 
-    ns, workload = _workload(name, filename, namespace, kubeconfig, context)
+    ns, workload = _workload(name, filename, namespace, cluster)
     lines = _on_cluster(
-        kubeconfig,
-        context,
+        cluster,
         lambda c: _cluster.delete_workload(c, ns, workload, ignore_not_found=ignore_not_found),
-        request_timeout,
     )
     for line in lines:
         out().print(line, markup=False)
@@ -472,7 +508,7 @@ WATCH_SECONDS = 1.0
 """How often ``status -w`` reads the groups again."""
 
 
-@command(
+@cluster_command(
     epilog=(
         "Example: workloadbuilder status -f examples/specs/training.yaml -w"
         " (or: status resnet-training-6dbff5dc47 -n ml-training)"
@@ -487,14 +523,13 @@ def status(
         bool,
         typer.Option("--watch", "-w", help="After the list, print each group again as it changes."),
     ] = False,
-    kubeconfig: KubeconfigOpt = None,
-    context: ContextOpt = None,
-    request_timeout: RequestTimeoutOpt = "30s",
+    *,
+    cluster: Cluster,
 ) -> None:
     """Show every group of Workload NAME (or the spec's) and what the scheduler is doing."""
     from . import _observe
 
-    ns, workload = _workload(name, filename, namespace, kubeconfig, context)
+    ns, workload = _workload(name, filename, namespace, cluster)
 
     def show(rows: list[Any], header: bool) -> None:
         if output is not Output.table:
@@ -515,7 +550,7 @@ def status(
             if changed:
                 show(changed, False)
 
-    _on_cluster(kubeconfig, context, work, request_timeout)
+    _on_cluster(cluster, work)
 
 
 class GroupKind(enum.StrEnum):
@@ -526,7 +561,9 @@ class GroupKind(enum.StrEnum):
     Workload = "Workload"
 
 
-@command(epilog="Example: workloadbuilder diagnose resnet-training-6dbff5dc47-workers-586d747894")
+@cluster_command(
+    epilog="Example: workloadbuilder diagnose resnet-training-6dbff5dc47-workers-586d747894"
+)
 def diagnose(
     name: NameArg,
     namespace: NamespaceOpt = None,
@@ -534,9 +571,8 @@ def diagnose(
         GroupKind | None,
         typer.Option("--kind", help="The kind (default: whichever exists)."),
     ] = None,
-    kubeconfig: KubeconfigOpt = None,
-    context: ContextOpt = None,
-    request_timeout: RequestTimeoutOpt = "30s",
+    *,
+    cluster: Cluster,
 ) -> None:
     """Print the verdict on group NAME: missing, waiting for members, pending, unschedulable,
     scheduled, degraded or preempted, with the evidence (members, conditions, children).
@@ -545,25 +581,21 @@ def diagnose(
     """
     from . import _observe
 
-    ns = _namespace(namespace, kubeconfig, context)
+    ns = _namespace(namespace, cluster)
     verdict = _on_cluster(
-        kubeconfig,
-        context,
-        lambda c: _observe.diagnose_group(c, ns, name, kind.value if kind else None),
-        request_timeout,
+        cluster, lambda c: _observe.diagnose_group(c, ns, name, kind.value if kind else None)
     )
     out().print(_observe.render_verdict(verdict))
     if verdict.state == "Missing":
         raise typer.Exit(INVALID)
 
 
-@command(epilog="Example: workloadbuilder inspect -n ml-training -o json")
+@cluster_command(epilog="Example: workloadbuilder inspect -n ml-training -o json")
 def inspect(
     namespace: NamespaceOpt = None,
     output: OutputOpt = Output.table,
-    kubeconfig: KubeconfigOpt = None,
-    context: ContextOpt = None,
-    request_timeout: RequestTimeoutOpt = "30s",
+    *,
+    cluster: Cluster,
 ) -> None:
     """Audit the live objects of a namespace: each finding with the object and what to do.
 
@@ -571,10 +603,8 @@ def inspect(
     """
     from . import _observe
 
-    ns = _namespace(namespace, kubeconfig, context)
-    findings = _on_cluster(
-        kubeconfig, context, lambda c: _observe.inspect_namespace(c, ns), request_timeout
-    )
+    ns = _namespace(namespace, cluster)
+    findings = _on_cluster(cluster, lambda c: _observe.inspect_namespace(c, ns))
     rows = _observe.as_rows(findings)
     if output is not Output.table:
         emit([{"findings": rows}], output)

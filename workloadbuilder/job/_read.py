@@ -14,9 +14,9 @@ from typing import Any
 from pydantic import ConfigDict, ValidationError, field_validator
 
 from ..api import K8sModel
-from ..api._base import Int32, Str
 from ..api.batch_v1 import JobSchedulingConfiguration
 from ..api.meta_v1 import OwnerReference
+from ..api.sdk import Int32, Str
 from ..builder import BuildError
 from ..field import OMIT_VALUE, ErrorList, FieldError, FieldPath
 

@@ -13,14 +13,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from workloadbuilder.api._base import K8sModel
+from workloadbuilder.api.sdk import K8sModel, yaml_stream
 from workloadbuilder.builder import Builder, controller_ref
 from workloadbuilder.item import WorkloadItem
 from workloadbuilder.naming import generate_workload_name
 from workloadbuilder.options import BuildOptions, DisruptionModeOption, SchedulingPolicyOption
-from workloadbuilder.runtime import instantiate
 from workloadbuilder.spec import LoadedSpec, load_spec
 
 __all__ = ["FIXTURE_OWNER", "Source", "fixture_dicts", "fixture_options", "fixture_yaml", "to_yaml"]
@@ -77,14 +74,13 @@ def fixture_dicts(source: Source, options: BuildOptions | None = None) -> list[d
         errors = builder.validate()
         if errors:
             raise ValueError(f"the fixture's tree does not validate:\n{errors}")
-    objects: list[K8sModel] = [builder.workload(), *instantiate(builder)]
-    return [o.to_dict() for o in objects]
+    return [o.to_dict() for o in builder.release(validate=False).ordered]
 
 
 def to_yaml(documents: Iterable[Any]) -> str:
     """Objects (our models or their dicts) as one YAML stream, keys in API order."""
     docs = [d.to_dict() if isinstance(d, K8sModel) else d for d in documents]
-    return yaml.safe_dump_all(docs, sort_keys=False, default_flow_style=False)
+    return yaml_stream(docs)
 
 
 def fixture_yaml(source: Source, options: BuildOptions | None = None) -> str:

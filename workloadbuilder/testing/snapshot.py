@@ -25,7 +25,7 @@ from typing import Any
 
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from workloadbuilder.api._base import K8sModel
+from workloadbuilder.api.sdk import K8sModel
 from workloadbuilder.builder import Builder
 from workloadbuilder.item import WorkloadItem
 from workloadbuilder.spec import LoadedSpec

@@ -1,0 +1,72 @@
+"""The parts of the models the rest of the SDK builds on: the base model and its field types,
+objects made from JSON known to be valid, fast JSON copies, and the one YAML writer.
+
+These are for the SDK's own modules (the Builder, the runtime objects, spec files, fixtures,
+the CLI); a controller uses the models and ``workloadbuilder``'s names instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ._base import (
+    DeferredModel,
+    Int32,
+    K8sModel,
+    OptList,
+    OptMap,
+    Str,
+    _same_in_both_emitters,
+    deferred_json,
+    yaml_document,
+)
+from ._json_factory import JsonFactory, json_factory
+
+__all__ = [
+    "DeferredModel",
+    "Int32",
+    "JsonFactory",
+    "K8sModel",
+    "OptList",
+    "OptMap",
+    "Str",
+    "deferred",
+    "deferred_json",
+    "json_factory",
+    "json_view",
+    "yaml_document",
+    "yaml_stream",
+]
+
+_Model = TypeVar("_Model", bound=DeferredModel)
+
+if TYPE_CHECKING:
+
+    def deferred(
+        kind: type[_Model], data: dict[str, Any], to_json: JsonFactory | None = None
+    ) -> _Model:
+        """``kind``'s object of ``data``, validated on first use (``DeferredModel``'s rules)."""
+
+    def json_view(obj: DeferredModel) -> dict[str, Any] | None:
+        """``obj.to_dict()`` sharing a deferred object's input (read only); ``None`` once the
+        object is validated."""
+
+else:  # the model's own functions, not wrappers: stamping calls them once per object
+    deferred = vars(DeferredModel)["_deferred"].__func__
+    json_view = DeferredModel._json_view
+
+
+def yaml_stream(documents: Iterable[Any]) -> str:
+    """``yaml.safe_dump_all(documents, sort_keys=False)``'s bytes, from PyYAML's C emitter when
+    it has one and every document is a map or a list both emitters write alike (as
+    ``yaml_document``; the C emitter leaves out the ``...`` after a lone scalar)."""
+    import yaml
+
+    docs = list(documents)
+    dumper: type[Any] = yaml.SafeDumper
+    if hasattr(yaml, "CSafeDumper") and all(
+        type(d) in (dict, list) and _same_in_both_emitters(d) for d in docs
+    ):
+        dumper = yaml.CSafeDumper
+    return yaml.dump_all(docs, Dumper=dumper, sort_keys=False, default_flow_style=False)
