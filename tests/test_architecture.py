@@ -25,11 +25,6 @@ generated, and may be longer."""
 KNOWN_LONG = {"workloadbuilder.validation"}
 KNOWN_PRIVATE_IMPORTS = {
     "workloadbuilder.shorthands",
-    "workloadbuilder.builder",
-    "workloadbuilder.spec",
-    "workloadbuilder.testing.fixtures",
-    "workloadbuilder.testing.snapshot",
-    "workloadbuilder.job._read",
 }
 
 

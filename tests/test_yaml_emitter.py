@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from strategies import instances_of
 
 from workloadbuilder.api import K8sModel, batch_v1, scheduling_v1alpha3, scheduling_v1beta1
-from workloadbuilder.api._base import _same_in_both_emitters, yaml_document
+from workloadbuilder.api._base import same_in_both_emitters, yaml_document
 
 pytestmark = pytest.mark.skipif(not hasattr(yaml, "CSafeDumper"), reason="PyYAML without libyaml")
 
@@ -57,7 +57,7 @@ _printable_json = st.recursive(
 def test_the_c_emitter_alone_writes_printable_documents_as_the_pure_one(
     doc: dict[str, object],
 ) -> None:
-    assert _same_in_both_emitters(doc)
+    assert same_in_both_emitters(doc)
     c = yaml.dump(doc, Dumper=yaml.CSafeDumper, sort_keys=False, default_flow_style=False)
     assert c == yaml.safe_dump(doc, sort_keys=False, default_flow_style=False)
 
@@ -67,7 +67,7 @@ def test_documents_the_emitters_disagree_on_take_the_pure_emitter(doc: dict[str,
     c = yaml.dump(doc, Dumper=yaml.CSafeDumper, sort_keys=False, default_flow_style=False)
     pure = yaml.safe_dump(doc, sort_keys=False, default_flow_style=False)
     assert c != pure  # the reason for the guard, as PyYAML 6 behaves
-    assert not _same_in_both_emitters(doc)
+    assert not same_in_both_emitters(doc)
     assert yaml_document(doc) == pure
 
 

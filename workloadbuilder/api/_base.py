@@ -126,7 +126,7 @@ def client_json(obj: object) -> dict[str, Any] | None:
 _PRINTABLE_ASCII = re.compile(r"[ -~]*")
 
 
-def _same_in_both_emitters(doc: Any) -> bool:
+def same_in_both_emitters(doc: Any) -> bool:
     """Whether PyYAML's C and pure emitters write ``doc`` alike: every string printable ASCII
     and no empty key. (They differ on empty or control-character keys and in how they fold
     escaped non-ASCII text; ``tests/test_yaml_emitter.py`` hunts for more.)"""
@@ -154,7 +154,7 @@ def yaml_document(doc: Any) -> str:
     import yaml
 
     dumper: type[Any] = yaml.SafeDumper
-    if hasattr(yaml, "CSafeDumper") and _same_in_both_emitters(doc):
+    if hasattr(yaml, "CSafeDumper") and same_in_both_emitters(doc):
         dumper = yaml.CSafeDumper
     return yaml.dump(doc, Dumper=dumper, sort_keys=False, default_flow_style=False)
 

@@ -17,8 +17,8 @@ from ._base import (
     OptList,
     OptMap,
     Str,
-    _same_in_both_emitters,
     deferred_json,
+    same_in_both_emitters,
     yaml_document,
 )
 from ._json_factory import JsonFactory, json_factory
@@ -66,7 +66,7 @@ def yaml_stream(documents: Iterable[Any]) -> str:
     docs = list(documents)
     dumper: type[Any] = yaml.SafeDumper
     if hasattr(yaml, "CSafeDumper") and all(
-        type(d) in (dict, list) and _same_in_both_emitters(d) for d in docs
+        type(d) in (dict, list) and same_in_both_emitters(d) for d in docs
     ):
         dumper = yaml.CSafeDumper
     return yaml.dump_all(docs, Dumper=dumper, sort_keys=False, default_flow_style=False)
