@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from pydantic import ValidationError
 
@@ -11,7 +11,7 @@ from ._formats import parse_group_version
 from ._gorender import go_quote
 from .api import client_json
 from .api._base import DeferredModel, deferred_json
-from .api._json_factory import JsonFactory, json_factory
+from .api._json_factory import json_factory
 from .api.meta_v1 import ObjectMeta, OwnerReference
 from .api.scheduling_v1alpha3 import CompositePodGroup
 from .api.scheduling_v1beta1 import (
@@ -50,7 +50,7 @@ _NO_PARENT = _NoParent()
 # Stamps of one template on one Builder after which their to_dict() is compiled (a sweep).
 _COMPILE_AFTER = 8
 _Stamped = TypeVar("_Stamped", PodGroup, CompositePodGroup)
-_Sweep = tuple[dict[str, Any], dict[str, Any], JsonFactory]
+_Sweep = Callable[[str], DeferredModel]
 _Parent = str | None | _NoParent
 
 
@@ -242,10 +242,7 @@ class Builder:
         """A PodGroup of the template ``template_name`` (at any depth of the tree)."""
         sweep = self._sweeps[PodGroup].get(template_name) if type(template_name) is str else None
         if sweep is not None and type(pod_group_name) is str:
-            spec, rest, to_json = sweep  # as _stamped() makes it, from a compiled template
-            return PodGroup._deferred(
-                {"metadata": {"name": pod_group_name, **rest}, "spec": spec}, to_json
-            )
+            return cast(PodGroup, sweep(pod_group_name))  # as _stamp() makes it, compiled
         return self._stamp(PodGroup, pod_group_name, template_name)
 
     def new_composite_pod_group(self, name: str, template_name: str) -> CompositePodGroup:
@@ -264,8 +261,7 @@ class Builder:
         # A stamp's JSON is the template's, which never changes, but for its name.
         to_json = json_factory(deferred_json(kind, data), [("metadata", "name")])
         if to_json is not None:
-            rest = {k: v for k, v in data["metadata"].items() if k != "name"}
-            self._sweeps[kind][template_name] = (data["spec"], rest, to_json)
+            self._sweeps[kind][template_name] = kind._deferred_maker(data, to_json)
         return kind._deferred(data, to_json)
 
     def _stamped(
