@@ -9,45 +9,42 @@ import importlib
 import sys
 from typing import TYPE_CHECKING
 
-from . import api
-from .api.scheduling_v1alpha3 import CompositePodGroup
-from .api.scheduling_v1beta1 import PodGroup, Workload
-from .builder import (
-    Builder,
-    BuildError,
-    BuildOptions,
-    DisruptionModeOption,
-    Release,
-    SchedulingPolicyOption,
-    build_workload,
-    controller_ref,
-    validate,
-)
-from .config import (
-    AllDisruptionMode,
-    BasicSchedulingPolicy,
-    DisruptionMode,
-    GangSchedulingPolicy,
-    ResourceClaim,
-    SchedulingConfig,
-    SchedulingConfigFunc,
-    SchedulingConstraints,
-    SchedulingPolicy,
-    SingleDisruptionMode,
-)
-from .field import ErrorList, ErrorType, FieldError, FieldPath
-from .item import (
-    ConstraintsInput,
-    DisruptionModeInput,
-    PolicyInput,
-    ResourceClaimsInput,
-    WorkloadInput,
-    WorkloadItem,
-)
-from .naming import generate_pod_group_name, generate_workload_name
-from .shorthands import basic, composite, gang, leaf
-
-if TYPE_CHECKING:  # loaded on first use (PEP 562): a reconcile loop needs none of them
+if TYPE_CHECKING:  # every name loads on first use (PEP 562), its module with it
+    from . import api
+    from .api.scheduling_v1alpha3 import CompositePodGroup
+    from .api.scheduling_v1beta1 import PodGroup, Workload
+    from .builder import (
+        Builder,
+        BuildError,
+        BuildOptions,
+        DisruptionModeOption,
+        Release,
+        SchedulingPolicyOption,
+        build_workload,
+        controller_ref,
+        validate,
+    )
+    from .config import (
+        AllDisruptionMode,
+        BasicSchedulingPolicy,
+        DisruptionMode,
+        GangSchedulingPolicy,
+        ResourceClaim,
+        SchedulingConfig,
+        SchedulingConfigFunc,
+        SchedulingConstraints,
+        SchedulingPolicy,
+        SingleDisruptionMode,
+    )
+    from .field import ErrorList, ErrorType, FieldError, FieldPath
+    from .item import (
+        ConstraintsInput,
+        DisruptionModeInput,
+        PolicyInput,
+        ResourceClaimsInput,
+        WorkloadInput,
+        WorkloadItem,
+    )
     from .job import (
         GROUP_TEMPLATE_NAME_ANNOTATION,
         PARENT_COMPOSITE_POD_GROUP_ANNOTATION,
@@ -62,7 +59,9 @@ if TYPE_CHECKING:  # loaded on first use (PEP 562): a reconcile loop needs none 
         workload_item_for_job,
     )
     from .migration import MigrationFinding, MigrationResult, migrate
+    from .naming import generate_pod_group_name, generate_workload_name
     from .runtime import RuntimeObjects, instantiate, set_scheduling_group
+    from .shorthands import basic, composite, gang, leaf
 
 __all__ = [
     "GROUP_TEMPLATE_NAME_ANNOTATION",
@@ -123,8 +122,46 @@ __all__ = [
     "workload_item_for_job",
 ]
 
-# Where each lazily loaded name lives; ``__getattr__`` imports its module on first access.
+# Where each name lives; ``__getattr__`` imports its module on first access. A reconcile loop
+# loads the tree, the Builder and the models it uses; the Job integration, migration and the
+# one-execution helpers load only if used.
 _LAZY_MODULES = {
+    "api.scheduling_v1alpha3": ("CompositePodGroup",),
+    "api.scheduling_v1beta1": ("PodGroup", "Workload"),
+    "builder": (
+        "Builder",
+        "BuildError",
+        "BuildOptions",
+        "DisruptionModeOption",
+        "Release",
+        "SchedulingPolicyOption",
+        "build_workload",
+        "controller_ref",
+        "validate",
+    ),
+    "config": (
+        "AllDisruptionMode",
+        "BasicSchedulingPolicy",
+        "DisruptionMode",
+        "GangSchedulingPolicy",
+        "ResourceClaim",
+        "SchedulingConfig",
+        "SchedulingConfigFunc",
+        "SchedulingConstraints",
+        "SchedulingPolicy",
+        "SingleDisruptionMode",
+    ),
+    "field": ("ErrorList", "ErrorType", "FieldError", "FieldPath"),
+    "item": (
+        "ConstraintsInput",
+        "DisruptionModeInput",
+        "PolicyInput",
+        "ResourceClaimsInput",
+        "WorkloadInput",
+        "WorkloadItem",
+    ),
+    "naming": ("generate_pod_group_name", "generate_workload_name"),
+    "shorthands": ("basic", "composite", "gang", "leaf"),
     "job": (
         "GROUP_TEMPLATE_NAME_ANNOTATION",
         "PARENT_COMPOSITE_POD_GROUP_ANNOTATION",
@@ -146,6 +183,8 @@ _LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in nam
 
 def _load_lazily(name: str) -> object:
     """A name of ``__all__`` from its module, imported now; Python's own error for any other."""
+    if name == "api":
+        return importlib.import_module(f"{__name__}.api")  # which binds it here
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from pydantic import ValidationError
 
@@ -18,7 +18,14 @@ from .api.scheduling_v1beta1 import (
     Workload,
     WorkloadSpec,
 )
-from .api.sdk import DeferredModel, JsonFactory, deferred, deferred_json, json_factory, json_view
+from .api.sdk import (
+    DeferredModel,
+    deferred,
+    deferred_json,
+    deferred_maker,
+    json_factory,
+    json_view,
+)
 from .config import ResourceClaim, SchedulingConfig
 from .execution import Release, RuntimeObject, RuntimeObjects
 from .field import ErrorList, FieldError
@@ -58,7 +65,7 @@ _NO_PARENT = _NoParent()
 # Stamps of one template on one Builder after which their to_dict() is compiled (a sweep).
 _COMPILE_AFTER = 8
 _Stamped = TypeVar("_Stamped", PodGroup, CompositePodGroup)
-_Sweep = tuple[dict[str, Any], dict[str, Any], JsonFactory]
+_Sweep = Callable[[str], DeferredModel]
 _Parent = str | None | _NoParent
 
 
@@ -287,10 +294,7 @@ class Builder:
         """A PodGroup of the template ``template_name`` (at any depth of the tree)."""
         sweep = self._sweeps[PodGroup].get(template_name) if type(template_name) is str else None
         if sweep is not None and type(pod_group_name) is str:
-            spec, rest, to_json = sweep  # as _stamped() makes it, from a compiled template
-            return deferred(
-                PodGroup, {"metadata": {"name": pod_group_name, **rest}, "spec": spec}, to_json
-            )
+            return cast(PodGroup, sweep(pod_group_name))  # as _stamp() makes it, compiled
         return self._stamp(PodGroup, pod_group_name, template_name)
 
     def new_composite_pod_group(self, name: str, template_name: str) -> CompositePodGroup:
@@ -309,8 +313,7 @@ class Builder:
         # A stamp's JSON is the template's, which never changes, but for its name.
         to_json = json_factory(deferred_json(kind, data), [("metadata", "name")])
         if to_json is not None:
-            rest = {k: v for k, v in data["metadata"].items() if k != "name"}
-            self._sweeps[kind][template_name] = (data["spec"], rest, to_json)
+            self._sweeps[kind][template_name] = deferred_maker(kind, data, to_json)
         return deferred(kind, data, to_json)
 
     def _stamped(

@@ -1,4 +1,4 @@
-"""``import workloadbuilder`` loads what a reconcile loop needs, the rest on first use (PEP 562).
+"""``import workloadbuilder`` loads each of its parts on first use (PEP 562).
 
 Whatever loads lazily still behaves as an ordinary attribute: ``from workloadbuilder import X``,
 ``workloadbuilder.X`` and ``dir()`` see every name of ``__all__``, and a misspelt name fails as
@@ -42,14 +42,30 @@ def _fresh(code: str) -> str:
     return run.stdout
 
 
-def test_import_leaves_the_rest_unloaded() -> None:
-    loaded = json.loads(
-        _fresh("import json, sys, workloadbuilder; print(json.dumps(list(sys.modules)))")
+def _loaded_after(code: str) -> list[str]:
+    return json.loads(_fresh(f"import json, sys\n{code}\nprint(json.dumps(list(sys.modules)))"))
+
+
+def test_import_loads_no_part() -> None:
+    loaded = _loaded_after("import workloadbuilder")
+    assert [m for m in loaded if m.startswith("workloadbuilder.")] == []
+    assert "pydantic" not in loaded
+
+
+def test_first_use_loads_what_a_reconcile_loop_needs_and_leaves_the_rest_unloaded() -> None:
+    loaded = _loaded_after(
+        "import workloadbuilder as wb\nwb.Builder, wb.leaf, wb.gang, wb.generate_pod_group_name"
     )
     assert [m for m in NOT_LOADED_BY_IMPORT if m in loaded] == []
-    # What a reconcile loop uses is there from the start.
     for module in ("workloadbuilder.builder", "workloadbuilder.api.scheduling_v1beta1"):
         assert module in loaded
+
+
+def test_a_pod_group_alone_loads_only_its_models() -> None:
+    loaded = _loaded_after("from workloadbuilder.api.scheduling_v1beta1 import PodGroup")
+    assert "workloadbuilder.api.scheduling_v1beta1" in loaded
+    assert "workloadbuilder.api.scheduling_v1alpha3" not in loaded
+    assert "workloadbuilder.builder" not in loaded
 
 
 def _defining_module(name: str, value: object) -> str:

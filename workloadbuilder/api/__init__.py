@@ -10,11 +10,10 @@ import importlib
 import sys
 from typing import TYPE_CHECKING
 
-from . import meta_v1, scheduling_v1alpha3, scheduling_v1beta1
 from ._base import INT32_MAX, INT32_MIN, K8sModel, client_json
 
-if TYPE_CHECKING:  # the Job's and the pod's parts load on first use (PEP 562)
-    from . import batch_v1, core_v1
+if TYPE_CHECKING:  # each group/version loads on first use (PEP 562), or when imported
+    from . import batch_v1, core_v1, meta_v1, scheduling_v1alpha3, scheduling_v1beta1
 
 __all__ = [
     "INT32_MAX",
@@ -28,7 +27,9 @@ __all__ = [
     "scheduling_v1beta1",
 ]
 
-_LAZY_SUBMODULES = frozenset({"batch_v1", "core_v1"})
+_LAZY_SUBMODULES = frozenset(
+    {"batch_v1", "core_v1", "meta_v1", "scheduling_v1alpha3", "scheduling_v1beta1"}
+)
 
 
 def _load_lazily(name: str) -> object:

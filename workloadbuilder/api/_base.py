@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Self, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Self, TypeVar, get_args
 
 from pydantic import (
     AfterValidator,
@@ -189,6 +189,126 @@ class K8sModel(BaseModel):
         """The object as a YAML document, keys in API order (``yaml.safe_dump``'s bytes)."""
         return yaml_document(self.to_dict())
 
+    if not TYPE_CHECKING:  # pydantic's own signatures for type checkers
+
+        def __setattr__(self, name: str, value: Any) -> None:
+            _own_fields_set(self)  # an assignment adds to the set in place
+            super().__setattr__(name, value)
+
+        @property
+        def model_fields_set(self) -> set[str]:
+            """The names of the fields set explicitly (this object's own set)."""
+            return _own_fields_set(self)
+
+
+class _SharedFieldsSet(set[str]):
+    """The fields set of validated stamps, one per distinct set of names and shared between
+    objects, never changed: an object gets its own copy before anything could change it (an
+    assignment, ``model_fields_set``); copies and pickles are plain sets."""
+
+    __slots__ = ()
+
+    def __copy__(self) -> set[str]:
+        return set(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> set[str]:
+        return set(self)
+
+    def __reduce__(self) -> tuple[type[set[str]], tuple[list[str]]]:
+        return set, (list(self),)
+
+
+_SHARED_FIELDS_SETS: dict[frozenset[str], _SharedFieldsSet] = {}
+_MAX_SHARED_FIELDS_SETS = 4096
+
+
+def _own_fields_set(model: BaseModel) -> set[str]:
+    """``model``'s fields set, made its own first if it was shared."""
+    fields_set = model.__pydantic_fields_set__
+    if type(fields_set) is _SharedFieldsSet:
+        fields_set = set(fields_set)
+        object.__setattr__(model, "__pydantic_fields_set__", fields_set)
+    return fields_set
+
+
+def _compact(model: K8sModel) -> None:
+    """Make ``model`` and every model it holds take less memory, the same in every other way:
+    each one's fields set is the shared copy of equal sets (``_SharedFieldsSet``) and its
+    fields are in a key-sharing dict (``_fields_dict_maker``)."""
+    stack = [model]
+    while stack:
+        model = stack.pop()
+        kind = type(model)
+        plan = _PLANS.get(kind)
+        if plan is None:
+            splits = len(kind.__pydantic_fields__) >= _SPLIT_FROM
+            maker = _fields_dict_maker(kind) if splits else None
+            plan = _PLANS[kind] = (maker, _nested_fields(kind))
+        make, nested = plan
+        fields_set = model.__pydantic_fields_set__
+        if type(fields_set) is set:
+            key = frozenset(fields_set)
+            shared = _SHARED_FIELDS_SETS.get(key)
+            if shared is None and len(_SHARED_FIELDS_SETS) < _MAX_SHARED_FIELDS_SETS:
+                shared = _SHARED_FIELDS_SETS.setdefault(key, _SharedFieldsSet(key))
+            if shared is not None:
+                _SET_FIELDS_SET(model, shared)
+        fields = _GET_FIELDS(model)
+        if make is not None:
+            _SET_FIELDS(model, make(fields))
+        for name in nested:
+            value = fields[name]
+            if value is None:
+                continue
+            values = value.values() if type(value) is dict else value
+            for item in (value,) if isinstance(value, K8sModel) else values:
+                if isinstance(item, K8sModel):  # whose assignments unshare the set
+                    stack.append(item)
+
+
+_FieldsDict = Callable[[dict[str, Any]], dict[str, Any]]
+# Per model class: its fields dict maker (``None``: kept as it is) and the fields that may
+# hold models.
+_PLANS: dict[type[K8sModel], tuple[_FieldsDict | None, tuple[str, ...]]] = {}
+# The fields from which a model's dict is made key-sharing: an ordinary dict of up to 5 keys
+# takes 184 bytes, a key-sharing one about 100, not worth the time it takes to make.
+_SPLIT_FROM = 6
+
+
+def _nested_fields(cls: type[BaseModel]) -> tuple[str, ...]:
+    """The names of ``cls``'s fields whose type names a model (alone, in a list or a map)."""
+
+    def names_a_model(annotation: Any) -> bool:
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            return True
+        return any(names_a_model(arg) for arg in get_args(annotation))
+
+    return tuple(n for n, info in cls.__pydantic_fields__.items() if names_a_model(info.annotation))
+
+
+def _fields_dict_maker(cls: type[BaseModel]) -> _FieldsDict:
+    """A function that makes a dict equal to a model's fields (same keys in the same order,
+    the same values) as the attributes of an instance of a plain class of its own: CPython
+    then shares the keys between all such dicts, which hold only their values. It returns
+    its argument itself when its keys are not the model's fields in order."""
+    names = tuple(cls.__pydantic_fields__)
+    holder = type(f"{cls.__name__}Fields", (), {})
+    # Field names are identifiers; each store is one attribute of ``holder``'s instances.
+    stores = "".join(f"    h.{name} = fields[{name!r}]\n" for name in names)
+    namespace: dict[str, Any] = {}
+    exec(
+        "def make(fields):\n"
+        "    if tuple(fields) != names:\n"
+        "        return fields\n"
+        "    h = new(holder)\n"
+        f"{stores}"
+        "    return h.__dict__\n",
+        {"names": names, "new": object.__new__, "holder": holder, "tuple": tuple},
+        namespace,
+    )
+    make: _FieldsDict = namespace["make"]
+    return make
+
 
 class K8sUnion(K8sModel):
     """An API union: exactly one of the fields named in ``union_members`` is set.
@@ -210,6 +330,9 @@ class K8sUnion(K8sModel):
 
 # The instance-dict slot every pydantic model has; ``DeferredModel`` puts a property before it.
 _INSTANCE_DICT: Any = vars(BaseModel)["__dict__"]
+_SET_FIELDS_SET: Any = vars(BaseModel)["__pydantic_fields_set__"].__set__
+_GET_FIELDS, _SET_FIELDS = _INSTANCE_DICT.__get__, _INSTANCE_DICT.__set__
+_Deferred = TypeVar("_Deferred", bound="DeferredModel")
 _MATERIALIZING = threading.Lock()
 
 
@@ -250,9 +373,39 @@ class DeferredModel(K8sModel):
         other objects' inputs. ``to_json``, if given, makes ``to_dict()``'s result from
         ``data`` (``deferred_json(cls, data)``'s, faster)."""
         obj = cls.__new__(cls)
-        _DEFERRED_INPUT.__set__(obj, data)
-        _DEFERRED_JSON.__set__(obj, to_json)
+        _SET_INPUT(obj, data)
+        _SET_JSON(obj, to_json)
         return obj
+
+    @classmethod
+    def _deferred_maker(
+        cls: type[_Deferred], data: dict[str, Any], to_json: JsonFactory | None = None
+    ) -> Callable[[str], _Deferred]:
+        """A function of a name that makes ``cls._deferred(copy, to_json)``, where ``copy`` is
+        ``data`` with that ``metadata.name`` (in its place; the other parts shared), faster:
+        for a sweep of one template's objects."""
+        metadata: dict[str, Any] = data["metadata"]
+        new, set_input, set_json = cls.__new__, _SET_INPUT, _SET_JSON
+        if next(iter(data)) != "metadata" or next(iter(metadata)) != "name":
+
+            def make_any(name: str) -> _Deferred:
+                obj = new(cls)
+                set_input(obj, {**data, "metadata": {**metadata, "name": name}})
+                set_json(obj, to_json)
+                return obj
+
+            return make_any
+        # The same dicts, built faster: the name and the metadata come first.
+        rest = {k: v for k, v in metadata.items() if k != "name"}
+        others = {k: v for k, v in data.items() if k != "metadata"}
+
+        def make(name: str) -> _Deferred:
+            obj = new(cls)
+            set_input(obj, {"metadata": {"name": name, **rest}, **others})
+            set_json(obj, to_json)
+            return obj
+
+        return make
 
     @property
     def __dict__(self) -> dict[str, Any]:
@@ -285,6 +438,7 @@ class DeferredModel(K8sModel):
             if data is None:  # another thread did it meanwhile
                 return True
             valid = type(self).model_validate(data)
+            _compact(valid)
             # The slots first: a thread that sees the fields sees a whole object.
             for slot in ("__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"):
                 object.__setattr__(self, slot, getattr(valid, slot))
@@ -321,8 +475,8 @@ class DeferredModel(K8sModel):
     def to_dict(self) -> dict[str, Any]:
         """The Kubernetes JSON of this object (of a deferred one: a copy of its input)."""
         try:  # the deferred input first: the hot path is a stamp's to_dict()
-            data: dict[str, Any] = _DEFERRED_INPUT.__get__(self)
-            to_json: JsonFactory | None = _DEFERRED_JSON.__get__(self)
+            data: dict[str, Any] = _GET_INPUT(self)
+            to_json: JsonFactory | None = _GET_JSON(self)
         except AttributeError:  # validated (or being validated: then done with the lock)
             return super().to_dict()
         if to_json is not None:
@@ -348,3 +502,6 @@ def _leave_out_unset_members(document: dict[str, Any]) -> None:
 
 _DEFERRED_INPUT: Any = vars(DeferredModel)["_deferred_input"]
 _DEFERRED_JSON: Any = vars(DeferredModel)["_deferred_json"]
+# The slots' accessors, bound once: the hot path calls them per stamp.
+_GET_INPUT, _SET_INPUT = _DEFERRED_INPUT.__get__, _DEFERRED_INPUT.__set__
+_GET_JSON, _SET_JSON = _DEFERRED_JSON.__get__, _DEFERRED_JSON.__set__

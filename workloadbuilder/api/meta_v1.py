@@ -1,7 +1,5 @@
 """meta/v1: the object metadata, owner references, conditions and Status the scheduling APIs use."""
 
-from __future__ import annotations
-
 from typing import Any, Literal
 
 from pydantic import Field

@@ -6,8 +6,6 @@ embeds in its own API: they hold any structurally typed value (no union is enfor
 integer is kept) so that ``validate()`` can report problems at the controller's field paths.
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 from pydantic import ConfigDict, Field, StrictInt

@@ -5,8 +5,6 @@ model is built or parsed, so an object the API server would reject cannot be mad
 The v1alpha3 version shares these shapes (see ``scheduling_v1alpha3``).
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 from pydantic import Field
@@ -185,7 +183,7 @@ class CompositePodGroupTemplate(K8sModel):
     priority: Int32 | None = None
     preemption_policy: PreemptionPolicy | None = None
     pod_group_templates: OptList[PodGroupTemplate] = None
-    composite_pod_group_templates: OptList[CompositePodGroupTemplate] = None
+    composite_pod_group_templates: OptList["CompositePodGroupTemplate"] = None
 
 
 class TypedLocalObjectReference(K8sModel):
@@ -201,7 +199,7 @@ class WorkloadSpec(K8sUnion):
 
     controller_ref: TypedLocalObjectReference | None = None
     pod_group_templates: OptList[PodGroupTemplate] = None
-    composite_pod_group_templates: OptList[CompositePodGroupTemplate] = None
+    composite_pod_group_templates: OptList["CompositePodGroupTemplate"] = None
 
     union_members = ("pod_group_templates", "composite_pod_group_templates")
 

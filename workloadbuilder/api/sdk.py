@@ -7,7 +7,7 @@ the CLI); a controller uses the models and ``workloadbuilder``'s names instead.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._base import (
@@ -33,6 +33,7 @@ __all__ = [
     "Str",
     "deferred",
     "deferred_json",
+    "deferred_maker",
     "json_factory",
     "json_view",
     "yaml_document",
@@ -48,12 +49,19 @@ if TYPE_CHECKING:
     ) -> _Model:
         """``kind``'s object of ``data``, validated on first use (``DeferredModel``'s rules)."""
 
+    def deferred_maker(
+        kind: type[_Model], data: dict[str, Any], to_json: JsonFactory | None = None
+    ) -> Callable[[str], _Model]:
+        """A function of a name making ``deferred(kind, data with that metadata.name,
+        to_json)``, faster: for a sweep of one template's objects."""
+
     def json_view(obj: DeferredModel) -> dict[str, Any] | None:
         """``obj.to_dict()`` sharing a deferred object's input (read only); ``None`` once the
         object is validated."""
 
 else:  # the model's own functions, not wrappers: stamping calls them once per object
     deferred = vars(DeferredModel)["_deferred"].__func__
+    deferred_maker = vars(DeferredModel)["_deferred_maker"].__func__
     json_view = DeferredModel._json_view
 
 
