@@ -31,18 +31,8 @@ from .config import (
     SchedulingPolicy,
 )
 from .field import ErrorList, PathLike
-from .item import (
-    COMPOSITE,
-    LEAF,
-    ConstraintsInput,
-    DisruptionModeInput,
-    PolicyInput,
-    ResourceClaimsInput,
-    WorkloadInput,
-    WorkloadItem,
-    _ItemKind,
-    as_path,
-)
+from .item import WorkloadItem, as_path, standard_input
+from .mapconfig import COMPOSITE, LEAF, ItemKind
 
 __all__ = ["basic", "composite", "gang", "leaf"]
 
@@ -100,7 +90,7 @@ DisruptionArg = (
 ClaimArg = ResourceClaim | WorkloadPodGroupResourceClaim | Mapping[str, Any]
 
 
-def _policy_block(name: str, policy: object, kind: _ItemKind) -> Any:
+def _policy_block(name: str, policy: object, kind: ItemKind) -> Any:
     if isinstance(policy, kind.policy):
         return policy
     other = COMPOSITE if kind is LEAF else LEAF
@@ -120,7 +110,7 @@ def _policy_block(name: str, policy: object, kind: _ItemKind) -> Any:
     return kind.policy(basic=kind.basic() if policy.basic is not None else None)
 
 
-def _mode_block(mode: object, kind: _ItemKind) -> Any:
+def _mode_block(mode: object, kind: ItemKind) -> Any:
     if isinstance(mode, kind.mode):
         return mode
     if mode == "single":
@@ -168,14 +158,6 @@ def _claim(claim: ClaimArg) -> WorkloadPodGroupResourceClaim:
         ) from None
 
 
-STANDARD = {
-    "policy": ("schedulingPolicy",),
-    "constraints": ("schedulingConstraints",),
-    "disruption_mode": ("disruptionMode",),
-    "resource_claims": ("resourceClaims",),
-}
-
-
 def _defaults(priority_class_name: str) -> SchedulingConfig | None:
     return (
         SchedulingConfig(priority_class_name=priority_class_name) if priority_class_name else None
@@ -183,7 +165,7 @@ def _defaults(priority_class_name: str) -> SchedulingConfig | None:
 
 
 def _item(
-    kind: _ItemKind,
+    kind: ItemKind,
     name: str,
     path: PathLike,
     policy: PolicyArg | None,
@@ -202,30 +184,18 @@ def _item(
             f"priority_class_name must be a string, not {type(priority_class_name).__name__}"
         )
     keys = _topology(topology)
-    data = kind.data
-    blocks: dict[str, dict[str, Any]] = {
-        "policy": {data: None if policy is None else _policy_block(name, policy, kind)},
-        "constraints": {data: kind.constraints(topology=keys) if keys else None},
-        "disruption_mode": {
-            data: None if disruption_mode is None else _mode_block(disruption_mode, kind)
-        },
-    }
+    given = standard_input(
+        kind,
+        None if policy is None else _policy_block(name, policy, kind),
+        kind.constraints(topology=keys) if keys else None,
+        None if disruption_mode is None else _mode_block(disruption_mode, kind),
+        claims,
+    )
     return WorkloadItem(
         name,
         path=as_path(path),
         default_config=_defaults(priority_class_name),
-        input=WorkloadInput(
-            policy=PolicyInput(path_elements=STANDARD["policy"], **blocks["policy"]),
-            constraints=ConstraintsInput(
-                path_elements=STANDARD["constraints"], **blocks["constraints"]
-            ),
-            disruption_mode=DisruptionModeInput(
-                path_elements=STANDARD["disruption_mode"], **blocks["disruption_mode"]
-            ),
-            resource_claims=ResourceClaimsInput(
-                path_elements=STANDARD["resource_claims"], pod_group_data=claims
-            ),
-        ),
+        input=given,
         callbacks=tuple(callbacks),
         children=children,
         replicas=replicas,

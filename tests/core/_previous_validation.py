@@ -63,7 +63,9 @@ from workloadbuilder.config import (
     config_type_errors,
 )
 from workloadbuilder.field import ErrorList, FieldError, FieldPath, child_path
-from workloadbuilder.item import COMPOSITE, LEAF, BlockInput, WorkloadInput, WorkloadItem, _ItemKind
+from workloadbuilder.item import BlockInput, WorkloadInput, WorkloadItem
+from workloadbuilder.mapconfig import COMPOSITE, LEAF
+from workloadbuilder.mapconfig import ItemKind as _ItemKind
 from workloadbuilder.options import BuildOptions, DisruptionModeOption, SchedulingPolicyOption
 
 # ------------------------------------------------------------------ name and key formats
