@@ -23,18 +23,7 @@ from .builder import (
     controller_ref,
     validate,
 )
-from .config import (
-    AllDisruptionMode,
-    BasicSchedulingPolicy,
-    DisruptionMode,
-    GangSchedulingPolicy,
-    ResourceClaim,
-    SchedulingConfig,
-    SchedulingConfigFunc,
-    SchedulingConstraints,
-    SchedulingPolicy,
-    SingleDisruptionMode,
-)
+from .config import *  # the intermediate form: every name of config's __all__
 from .field import ErrorList, ErrorType, FieldError, FieldPath
 from .item import (
     ConstraintsInput,
@@ -123,21 +112,21 @@ __all__ = [
     "workload_item_for_job",
 ]
 
-# Where each lazily loaded name lives; ``__getattr__`` imports its module on first access.
+# Where each lazily loaded name is defined; ``__getattr__`` imports it on first access.
 _LAZY_MODULES = {
-    "job": (
+    "job.annotations": (
         "GROUP_TEMPLATE_NAME_ANNOTATION",
         "PARENT_COMPOSITE_POD_GROUP_ANNOTATION",
+        "delegate_to_job",
+    ),
+    "job.compile": ("job_builder", "job_pod_group", "workload_item_for_job"),
+    "job.decision": (
         "JobSchedulingDecision",
         "JobSchedulingMode",
         "JobSchedulingOutcome",
         "decide_job_scheduling",
-        "delegate_to_job",
-        "job_builder",
-        "job_pod_group",
-        "validate_job",
-        "workload_item_for_job",
     ),
+    "job.rules": ("validate_job",),
     "migration": ("MigrationFinding", "MigrationResult", "migrate"),
     "runtime": ("RuntimeObjects", "instantiate", "set_scheduling_group"),
 }

@@ -18,20 +18,13 @@ from typing import Any, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel
 
-from .api.scheduling_v1alpha3 import (
-    WorkloadCompositePodGroupDisruptionMode,
-    WorkloadCompositePodGroupSchedulingConstraints,
-    WorkloadCompositePodGroupSchedulingPolicy,
-    WorkloadPodGroupDisruptionMode,
-    WorkloadPodGroupResourceClaim,
-    WorkloadPodGroupSchedulingConstraints,
-    WorkloadPodGroupSchedulingPolicy,
-)
+from .api import scheduling_v1alpha3 as v1alpha3
 from .config import SchedulingConfig, SchedulingConfigFunc
 from .field import FieldPath, PathLike
 from .mapconfig import COMPOSITE, LEAF, ItemKind, map_blocks, resolve_config
 
 __all__ = [
+    "TEMPLATE_FIELDS",
     "BlockInput",
     "ConstraintsInput",
     "DisruptionModeInput",
@@ -102,37 +95,37 @@ class BlockInput:
 class PolicyInput(BlockInput):
     """The scheduling policy block of a leaf (``pod_group_data``) or composite item."""
 
-    pod_group_data: WorkloadPodGroupSchedulingPolicy | None = None
-    composite_pod_group_data: WorkloadCompositePodGroupSchedulingPolicy | None = None
+    pod_group_data: v1alpha3.WorkloadPodGroupSchedulingPolicy | None = None
+    composite_pod_group_data: v1alpha3.WorkloadCompositePodGroupSchedulingPolicy | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ConstraintsInput(BlockInput):
     """The scheduling constraints block of a leaf or composite item."""
 
-    pod_group_data: WorkloadPodGroupSchedulingConstraints | None = None
-    composite_pod_group_data: WorkloadCompositePodGroupSchedulingConstraints | None = None
+    pod_group_data: v1alpha3.WorkloadPodGroupSchedulingConstraints | None = None
+    composite_pod_group_data: v1alpha3.WorkloadCompositePodGroupSchedulingConstraints | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DisruptionModeInput(BlockInput):
     """The disruption mode block of a leaf or composite item."""
 
-    pod_group_data: WorkloadPodGroupDisruptionMode | None = None
-    composite_pod_group_data: WorkloadCompositePodGroupDisruptionMode | None = None
+    pod_group_data: v1alpha3.WorkloadPodGroupDisruptionMode | None = None
+    composite_pod_group_data: v1alpha3.WorkloadCompositePodGroupDisruptionMode | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResourceClaimsInput(BlockInput):
     """The shared DRA claims of a leaf item (composites have none)."""
 
-    pod_group_data: tuple[WorkloadPodGroupResourceClaim, ...] = ()
+    pod_group_data: tuple[v1alpha3.WorkloadPodGroupResourceClaim, ...] = ()
 
     def __post_init__(self) -> None:
         BlockInput.__post_init__(self)
         claims = tuple(self.pod_group_data or ())
         for claim in claims:
-            _check_type("each resource claim", claim, WorkloadPodGroupResourceClaim)
+            _check_type("each resource claim", claim, v1alpha3.WorkloadPodGroupResourceClaim)
         object.__setattr__(self, "pod_group_data", claims)
 
 
@@ -157,6 +150,18 @@ class WorkloadInput:
                 raise TypeError(f"WorkloadInput.{name} must be a {kind.__name__}")
 
 
+TEMPLATE_FIELDS: Mapping[type[BlockInput], str] = MappingProxyType(
+    {
+        PolicyInput: "schedulingPolicy",
+        ConstraintsInput: "schedulingConstraints",
+        DisruptionModeInput: "disruptionMode",
+        ResourceClaimsInput: "resourceClaims",
+    }
+)
+"""The field of a template (and of a PodGroup) each kind of block becomes: also the standard
+path element of the block below the item's path."""
+
+
 def _held(kind: ItemKind, block: object) -> dict[str, Any]:
     """``block`` as the keyword of the ``*_data`` attribute that holds ``kind``'s blocks."""
     return {kind.data: block}
@@ -164,27 +169,29 @@ def _held(kind: ItemKind, block: object) -> dict[str, Any]:
 
 def standard_input(
     kind: ItemKind,
-    policy: WorkloadPodGroupSchedulingPolicy | WorkloadCompositePodGroupSchedulingPolicy | None,
-    constraints: WorkloadPodGroupSchedulingConstraints
-    | WorkloadCompositePodGroupSchedulingConstraints
+    policy: v1alpha3.WorkloadPodGroupSchedulingPolicy
+    | v1alpha3.WorkloadCompositePodGroupSchedulingPolicy
     | None,
-    disruption_mode: WorkloadPodGroupDisruptionMode
-    | WorkloadCompositePodGroupDisruptionMode
+    constraints: v1alpha3.WorkloadPodGroupSchedulingConstraints
+    | v1alpha3.WorkloadCompositePodGroupSchedulingConstraints
     | None,
-    resource_claims: tuple[WorkloadPodGroupResourceClaim, ...] = (),
+    disruption_mode: v1alpha3.WorkloadPodGroupDisruptionMode
+    | v1alpha3.WorkloadCompositePodGroupDisruptionMode
+    | None,
+    resource_claims: tuple[v1alpha3.WorkloadPodGroupResourceClaim, ...] = (),
 ) -> WorkloadInput:
     """The blocks of an item of ``kind`` at the standard path elements (``schedulingPolicy``,
     ``schedulingConstraints``, ``disruptionMode``, ``resourceClaims``)."""
     return WorkloadInput(
-        policy=PolicyInput(path_elements=("schedulingPolicy",), **_held(kind, policy)),
+        policy=PolicyInput(path_elements=(TEMPLATE_FIELDS[PolicyInput],), **_held(kind, policy)),
         constraints=ConstraintsInput(
-            path_elements=("schedulingConstraints",), **_held(kind, constraints)
+            path_elements=(TEMPLATE_FIELDS[ConstraintsInput],), **_held(kind, constraints)
         ),
         disruption_mode=DisruptionModeInput(
-            path_elements=("disruptionMode",), **_held(kind, disruption_mode)
+            path_elements=(TEMPLATE_FIELDS[DisruptionModeInput],), **_held(kind, disruption_mode)
         ),
         resource_claims=ResourceClaimsInput(
-            path_elements=("resourceClaims",), pod_group_data=resource_claims
+            path_elements=(TEMPLATE_FIELDS[ResourceClaimsInput],), pod_group_data=resource_claims
         ),
     )
 
@@ -241,7 +248,7 @@ def _allowed_keys(kind: type[BlockInput]) -> tuple[str, ...]:
         keys: list[str] = [""]
         if kind is ResourceClaimsInput:
             keys.append("[i]")
-            _field_names(WorkloadPodGroupResourceClaim, "[i]", keys)
+            _field_names(v1alpha3.WorkloadPodGroupResourceClaim, "[i]", keys)
         else:
             for block in _block_types(kind).values():
                 _field_names(block, "", keys)

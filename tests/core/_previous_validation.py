@@ -60,11 +60,10 @@ from workloadbuilder.config import (
     SchedulingConstraints,
     SchedulingPolicy,
     SingleDisruptionMode,
-    config_type_errors,
 )
 from workloadbuilder.field import ErrorList, FieldError, FieldPath, child_path
 from workloadbuilder.item import BlockInput, WorkloadInput, WorkloadItem
-from workloadbuilder.mapconfig import COMPOSITE, LEAF
+from workloadbuilder.mapconfig import COMPOSITE, LEAF, config_type_errors
 from workloadbuilder.mapconfig import ItemKind as _ItemKind
 from workloadbuilder.options import BuildOptions, DisruptionModeOption, SchedulingPolicyOption
 

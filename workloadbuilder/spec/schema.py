@@ -11,15 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Discriminator, Field, StrictInt, Tag
 
-from ..api.scheduling_v1alpha3 import (
-    WorkloadCompositePodGroupDisruptionMode,
-    WorkloadCompositePodGroupSchedulingConstraints,
-    WorkloadCompositePodGroupSchedulingPolicy,
-    WorkloadPodGroupDisruptionMode,
-    WorkloadPodGroupResourceClaim,
-    WorkloadPodGroupSchedulingConstraints,
-    WorkloadPodGroupSchedulingPolicy,
-)
+from ..api import scheduling_v1alpha3 as v1alpha3
 from ..api.sdk import K8sModel, OptList, OptMap, Str
 from ..options import DisruptionModeOption, SchedulingPolicyOption
 
@@ -68,10 +60,10 @@ class SpecLeaf(_SpecModel):
 
     name: Str
     """The template's name: a DNS label, unique across the tree."""
-    scheduling_policy: WorkloadPodGroupSchedulingPolicy | None = None
-    scheduling_constraints: WorkloadPodGroupSchedulingConstraints | None = None
-    disruption_mode: WorkloadPodGroupDisruptionMode | None = None
-    resource_claims: OptList[WorkloadPodGroupResourceClaim] = None
+    scheduling_policy: v1alpha3.WorkloadPodGroupSchedulingPolicy | None = None
+    scheduling_constraints: v1alpha3.WorkloadPodGroupSchedulingConstraints | None = None
+    disruption_mode: v1alpha3.WorkloadPodGroupDisruptionMode | None = None
+    resource_claims: OptList[v1alpha3.WorkloadPodGroupResourceClaim] = None
     priority_class_name: Str = ""
     replicas: Annotated[StrictInt, Field(ge=0)] | None = None
     """How many pods the controller creates for the group (``explain``, ``simulate``, and
@@ -84,9 +76,9 @@ class SpecComposite(_SpecModel):
     """A group of groups (a CompositePodGroupTemplate): one or more ``children``."""
 
     name: Str
-    scheduling_policy: WorkloadCompositePodGroupSchedulingPolicy | None = None
-    scheduling_constraints: WorkloadCompositePodGroupSchedulingConstraints | None = None
-    disruption_mode: WorkloadCompositePodGroupDisruptionMode | None = None
+    scheduling_policy: v1alpha3.WorkloadCompositePodGroupSchedulingPolicy | None = None
+    scheduling_constraints: v1alpha3.WorkloadCompositePodGroupSchedulingConstraints | None = None
+    disruption_mode: v1alpha3.WorkloadCompositePodGroupDisruptionMode | None = None
     priority_class_name: Str = ""
     children: Annotated[list[SpecNode], Field(min_length=1)]
     """The child groups: leaves (no ``children``) or composites."""
