@@ -6,6 +6,9 @@ controller's object holds it, plus ``path_elements``: where that block sits belo
 ``path`` in the controller's API. ``field_paths`` maps a field inside the block (as rendered
 below the block, e.g. ``"gang.minCount"``) to the controller's own path, for controllers whose
 API does not embed the block verbatim.
+
+Mapping the blocks to a config (``user_config()``, ``resolve()``) is ``mapconfig``'s; the
+shorthands for trees written by hand are in ``shorthands``.
 """
 
 from __future__ import annotations
