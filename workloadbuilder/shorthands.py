@@ -30,7 +30,7 @@ from .config import (
     SchedulingConfigFunc,
     SchedulingPolicy,
 )
-from .field import ErrorList, PathLike
+from .field import ErrorList, PathLike, parse_model
 from .item import WorkloadItem, as_path, standard_input
 from .mapconfig import COMPOSITE, LEAF, ItemKind
 
@@ -136,26 +136,19 @@ def _topology(keys: Iterable[str]) -> list[TopologyConstraint]:
 
 
 def _claim(claim: ClaimArg) -> WorkloadPodGroupResourceClaim:
-    if isinstance(claim, WorkloadPodGroupResourceClaim):
-        return claim
     if isinstance(claim, ResourceClaim):
         return WorkloadPodGroupResourceClaim(
             name=claim.name,
             resource_claim_name=claim.resource_claim_name,
             resource_claim_template_name=claim.resource_claim_template_name,
         )
-    if not isinstance(claim, Mapping):
-        raise TypeError(
-            "each resource claim is a ResourceClaim, a WorkloadPodGroupResourceClaim or its dict,"
-            f" not {type(claim).__name__}"
-        )
+    expected = "each resource claim is a ResourceClaim, a WorkloadPodGroupResourceClaim or its dict"
     try:
-        return WorkloadPodGroupResourceClaim.model_validate(claim)
+        return parse_model(WorkloadPodGroupResourceClaim, claim, expected)
     except ValidationError as exc:
         errors = ErrorList.from_pydantic(exc, model=WorkloadPodGroupResourceClaim)
-        raise ValueError(
-            f"resource claim {dict(claim)!r} is not a WorkloadPodGroupResourceClaim: {errors}"
-        ) from None
+        detail = f"resource claim {dict(claim)!r} is not a WorkloadPodGroupResourceClaim: {errors}"
+    raise ValueError(detail)
 
 
 def _defaults(priority_class_name: str) -> SchedulingConfig | None:
