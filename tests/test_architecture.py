@@ -22,10 +22,8 @@ GENERATED_MARKER = "DO NOT EDIT"
 generated, and may be longer."""
 
 # Being split or given public homes now; drop an entry once its module passes.
-KNOWN_LONG = {"workloadbuilder.validation"}
-KNOWN_PRIVATE_IMPORTS = {
-    "workloadbuilder.shorthands",
-}
+KNOWN_LONG: set[str] = set()
+KNOWN_PRIVATE_IMPORTS: set[str] = set()
 
 
 def module_name(path: Path) -> str:

@@ -24,18 +24,7 @@ if TYPE_CHECKING:  # every name loads on first use (PEP 562), its module with it
         controller_ref,
         validate,
     )
-    from .config import (
-        AllDisruptionMode,
-        BasicSchedulingPolicy,
-        DisruptionMode,
-        GangSchedulingPolicy,
-        ResourceClaim,
-        SchedulingConfig,
-        SchedulingConfigFunc,
-        SchedulingConstraints,
-        SchedulingPolicy,
-        SingleDisruptionMode,
-    )
+    from .config import *  # the intermediate form: every name of config's __all__
     from .field import ErrorList, ErrorType, FieldError, FieldPath
     from .item import (
         ConstraintsInput,
@@ -124,7 +113,7 @@ __all__ = [
 
 # Where each name lives; ``__getattr__`` imports its module on first access. A reconcile loop
 # loads the tree, the Builder and the models it uses; the Job integration, migration and the
-# one-execution helpers load only if used.
+# one-execution helpers load only if used. A name of ``__all__`` not listed is config's.
 _LAZY_MODULES = {
     "api.scheduling_v1alpha3": ("CompositePodGroup",),
     "api.scheduling_v1beta1": ("PodGroup", "Workload"),
@@ -139,18 +128,6 @@ _LAZY_MODULES = {
         "controller_ref",
         "validate",
     ),
-    "config": (
-        "AllDisruptionMode",
-        "BasicSchedulingPolicy",
-        "DisruptionMode",
-        "GangSchedulingPolicy",
-        "ResourceClaim",
-        "SchedulingConfig",
-        "SchedulingConfigFunc",
-        "SchedulingConstraints",
-        "SchedulingPolicy",
-        "SingleDisruptionMode",
-    ),
     "field": ("ErrorList", "ErrorType", "FieldError", "FieldPath"),
     "item": (
         "ConstraintsInput",
@@ -162,19 +139,19 @@ _LAZY_MODULES = {
     ),
     "naming": ("generate_pod_group_name", "generate_workload_name"),
     "shorthands": ("basic", "composite", "gang", "leaf"),
-    "job": (
+    "job.annotations": (
         "GROUP_TEMPLATE_NAME_ANNOTATION",
         "PARENT_COMPOSITE_POD_GROUP_ANNOTATION",
+        "delegate_to_job",
+    ),
+    "job.compile": ("job_builder", "job_pod_group", "workload_item_for_job"),
+    "job.decision": (
         "JobSchedulingDecision",
         "JobSchedulingMode",
         "JobSchedulingOutcome",
         "decide_job_scheduling",
-        "delegate_to_job",
-        "job_builder",
-        "job_pod_group",
-        "validate_job",
-        "workload_item_for_job",
     ),
+    "job.rules": ("validate_job",),
     "migration": ("MigrationFinding", "MigrationResult", "migrate"),
     "runtime": ("RuntimeObjects", "instantiate", "set_scheduling_group"),
 }
@@ -185,7 +162,7 @@ def _load_lazily(name: str) -> object:
     """A name of ``__all__`` from its module, imported now; Python's own error for any other."""
     if name == "api":
         return importlib.import_module(f"{__name__}.api")  # which binds it here
-    module = _LAZY.get(name)
+    module = _LAZY.get(name) or ("config" if name in __all__ else None)  # config's: the rest
     if module is None:
         raise AttributeError(
             f"module {__name__!r} has no attribute {name!r}", name=name, obj=sys.modules[__name__]

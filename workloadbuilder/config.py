@@ -20,7 +20,6 @@ __all__ = [
     "SchedulingConstraints",
     "SchedulingPolicy",
     "SingleDisruptionMode",
-    "config_type_errors",
 ]
 
 
@@ -91,37 +90,6 @@ class SchedulingConfig:
     disruption_mode: DisruptionMode | None = None
     resource_claims: tuple[ResourceClaim, ...] = field(default=())
     priority_class_name: str = ""
-
-
-def _kind(value: object) -> str:
-    return type(value).__name__
-
-
-def config_type_errors(config: SchedulingConfig) -> list[str]:
-    """What in ``config`` has the wrong Python type (a callback's or a default's mistake)."""
-    problems: list[str] = []
-    policy = config.policy
-    if policy is not None:
-        if not isinstance(policy, SchedulingPolicy):
-            problems.append(f"policy is a {_kind(policy)}, not a SchedulingPolicy")
-        elif policy.gang is not None:
-            count = policy.gang.min_count
-            if count is not None and (not isinstance(count, int) or isinstance(count, bool)):
-                problems.append(f"policy.gang.min_count is a {_kind(count)}, not an int")
-    constraints = config.constraints
-    if constraints is not None:
-        if not isinstance(constraints, SchedulingConstraints):
-            problems.append(f"constraints is a {_kind(constraints)}, not SchedulingConstraints")
-        elif not all(isinstance(key, str) for key in constraints.topology):
-            problems.append("constraints.topology must hold label keys (str)")
-    mode = config.disruption_mode
-    if mode is not None and not isinstance(mode, DisruptionMode):
-        problems.append(f"disruption_mode is a {_kind(mode)}, not a DisruptionMode")
-    if not all(isinstance(claim, ResourceClaim) for claim in config.resource_claims):
-        problems.append("resource_claims must hold ResourceClaim values")
-    if not isinstance(config.priority_class_name, str):
-        problems.append(f"priority_class_name is a {_kind(config.priority_class_name)}, not a str")
-    return problems
 
 
 SchedulingConfigFunc = Callable[[SchedulingConfig], SchedulingConfig]

@@ -6,52 +6,28 @@ controller's object holds it, plus ``path_elements``: where that block sits belo
 ``path`` in the controller's API. ``field_paths`` maps a field inside the block (as rendered
 below the block, e.g. ``"gang.minCount"``) to the controller's own path, for controllers whose
 API does not embed the block verbatim.
+
+Mapping the blocks to a config (``user_config()``, ``resolve()``) is ``mapconfig``'s; the
+shorthands for trees written by hand are in ``shorthands``.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, ClassVar, TypeVar, get_args, get_origin
+from typing import Any, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel
 
-from .api.scheduling_v1alpha3 import (
-    WorkloadCompositePodGroupAllDisruptionMode,
-    WorkloadCompositePodGroupBasicSchedulingPolicy,
-    WorkloadCompositePodGroupDisruptionMode,
-    WorkloadCompositePodGroupGangSchedulingPolicy,
-    WorkloadCompositePodGroupSchedulingConstraints,
-    WorkloadCompositePodGroupSchedulingPolicy,
-    WorkloadCompositePodGroupSingleDisruptionMode,
-    WorkloadPodGroupAllDisruptionMode,
-    WorkloadPodGroupBasicSchedulingPolicy,
-    WorkloadPodGroupDisruptionMode,
-    WorkloadPodGroupGangSchedulingPolicy,
-    WorkloadPodGroupResourceClaim,
-    WorkloadPodGroupSchedulingConstraints,
-    WorkloadPodGroupSchedulingPolicy,
-    WorkloadPodGroupSingleDisruptionMode,
-)
-from .config import (
-    AllDisruptionMode,
-    BasicSchedulingPolicy,
-    DisruptionMode,
-    GangSchedulingPolicy,
-    ResourceClaim,
-    SchedulingConfig,
-    SchedulingConfigFunc,
-    SchedulingConstraints,
-    SchedulingPolicy,
-    SingleDisruptionMode,
-    config_type_errors,
-)
+from .api import scheduling_v1alpha3 as v1alpha3
+from .config import SchedulingConfig, SchedulingConfigFunc
 from .field import FieldPath, PathLike
+from .mapconfig import COMPOSITE, LEAF, ItemKind, map_blocks, resolve_config
 
 __all__ = [
+    "TEMPLATE_FIELDS",
     "BlockInput",
     "ConstraintsInput",
     "DisruptionModeInput",
@@ -60,9 +36,9 @@ __all__ = [
     "ResourceClaimsInput",
     "WorkloadInput",
     "WorkloadItem",
+    "as_path",
+    "standard_input",
 ]
-
-_T = TypeVar("_T")
 
 
 def as_path(path: PathLike) -> FieldPath | None:
@@ -90,9 +66,6 @@ class BlockInput:
     path_elements: tuple[str, ...] = ()
     field_paths: Mapping[str, FieldPath] = field(default_factory=dict, hash=False)
 
-    block_types: ClassVar[Mapping[str, type]] = {}
-    """The building-block type each ``*_data`` attribute must hold (or ``None``)."""
-
     def __post_init__(self) -> None:
         if isinstance(self.path_elements, str) or not isinstance(self.path_elements, Iterable):
             raise TypeError("path_elements must be a sequence of field names, not a string")
@@ -117,7 +90,7 @@ class BlockInput:
                     raise TypeError(f"field_paths[{key!r}] must be a FieldPath or a string")
                 mapped[key] = path
             object.__setattr__(self, "field_paths", MappingProxyType(mapped))
-        for name, kind in self.block_types.items():
+        for name, kind in _block_types(type(self)).items():
             _check_type(f"{type(self).__name__}.{name}", getattr(self, name), kind)
 
 
@@ -125,58 +98,37 @@ class BlockInput:
 class PolicyInput(BlockInput):
     """The scheduling policy block of a leaf (``pod_group_data``) or composite item."""
 
-    pod_group_data: WorkloadPodGroupSchedulingPolicy | None = None
-    composite_pod_group_data: WorkloadCompositePodGroupSchedulingPolicy | None = None
-
-    block_types = MappingProxyType(
-        {
-            "pod_group_data": WorkloadPodGroupSchedulingPolicy,
-            "composite_pod_group_data": WorkloadCompositePodGroupSchedulingPolicy,
-        }
-    )
+    pod_group_data: v1alpha3.WorkloadPodGroupSchedulingPolicy | None = None
+    composite_pod_group_data: v1alpha3.WorkloadCompositePodGroupSchedulingPolicy | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ConstraintsInput(BlockInput):
     """The scheduling constraints block of a leaf or composite item."""
 
-    pod_group_data: WorkloadPodGroupSchedulingConstraints | None = None
-    composite_pod_group_data: WorkloadCompositePodGroupSchedulingConstraints | None = None
-
-    block_types = MappingProxyType(
-        {
-            "pod_group_data": WorkloadPodGroupSchedulingConstraints,
-            "composite_pod_group_data": WorkloadCompositePodGroupSchedulingConstraints,
-        }
-    )
+    pod_group_data: v1alpha3.WorkloadPodGroupSchedulingConstraints | None = None
+    composite_pod_group_data: v1alpha3.WorkloadCompositePodGroupSchedulingConstraints | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DisruptionModeInput(BlockInput):
     """The disruption mode block of a leaf or composite item."""
 
-    pod_group_data: WorkloadPodGroupDisruptionMode | None = None
-    composite_pod_group_data: WorkloadCompositePodGroupDisruptionMode | None = None
-
-    block_types = MappingProxyType(
-        {
-            "pod_group_data": WorkloadPodGroupDisruptionMode,
-            "composite_pod_group_data": WorkloadCompositePodGroupDisruptionMode,
-        }
-    )
+    pod_group_data: v1alpha3.WorkloadPodGroupDisruptionMode | None = None
+    composite_pod_group_data: v1alpha3.WorkloadCompositePodGroupDisruptionMode | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResourceClaimsInput(BlockInput):
     """The shared DRA claims of a leaf item (composites have none)."""
 
-    pod_group_data: tuple[WorkloadPodGroupResourceClaim, ...] = ()
+    pod_group_data: tuple[v1alpha3.WorkloadPodGroupResourceClaim, ...] = ()
 
     def __post_init__(self) -> None:
         BlockInput.__post_init__(self)
         claims = tuple(self.pod_group_data or ())
         for claim in claims:
-            _check_type("each resource claim", claim, WorkloadPodGroupResourceClaim)
+            _check_type("each resource claim", claim, v1alpha3.WorkloadPodGroupResourceClaim)
         object.__setattr__(self, "pod_group_data", claims)
 
 
@@ -199,6 +151,69 @@ class WorkloadInput:
             value = getattr(self, name)
             if not isinstance(value, kind):
                 raise TypeError(f"WorkloadInput.{name} must be a {kind.__name__}")
+
+
+TEMPLATE_FIELDS: Mapping[type[BlockInput], str] = MappingProxyType(
+    {
+        PolicyInput: "schedulingPolicy",
+        ConstraintsInput: "schedulingConstraints",
+        DisruptionModeInput: "disruptionMode",
+        ResourceClaimsInput: "resourceClaims",
+    }
+)
+"""The field of a template (and of a PodGroup) each kind of block becomes: also the standard
+path element of the block below the item's path."""
+
+
+def _held(kind: ItemKind, block: object) -> dict[str, Any]:
+    """``block`` as the keyword of the ``*_data`` attribute that holds ``kind``'s blocks."""
+    return {kind.data: block}
+
+
+def standard_input(
+    kind: ItemKind,
+    policy: v1alpha3.WorkloadPodGroupSchedulingPolicy
+    | v1alpha3.WorkloadCompositePodGroupSchedulingPolicy
+    | None,
+    constraints: v1alpha3.WorkloadPodGroupSchedulingConstraints
+    | v1alpha3.WorkloadCompositePodGroupSchedulingConstraints
+    | None,
+    disruption_mode: v1alpha3.WorkloadPodGroupDisruptionMode
+    | v1alpha3.WorkloadCompositePodGroupDisruptionMode
+    | None,
+    resource_claims: tuple[v1alpha3.WorkloadPodGroupResourceClaim, ...] = (),
+) -> WorkloadInput:
+    """The blocks of an item of ``kind`` at the standard path elements (``schedulingPolicy``,
+    ``schedulingConstraints``, ``disruptionMode``, ``resourceClaims``)."""
+    return WorkloadInput(
+        policy=PolicyInput(path_elements=(TEMPLATE_FIELDS[PolicyInput],), **_held(kind, policy)),
+        constraints=ConstraintsInput(
+            path_elements=(TEMPLATE_FIELDS[ConstraintsInput],), **_held(kind, constraints)
+        ),
+        disruption_mode=DisruptionModeInput(
+            path_elements=(TEMPLATE_FIELDS[DisruptionModeInput],), **_held(kind, disruption_mode)
+        ),
+        resource_claims=ResourceClaimsInput(
+            path_elements=(TEMPLATE_FIELDS[ResourceClaimsInput],), pod_group_data=resource_claims
+        ),
+    )
+
+
+_BLOCK_TYPES: dict[type, Mapping[str, type]] = {}
+
+
+def _block_types(kind: type[BlockInput]) -> Mapping[str, type]:
+    """The building-block type each ``*_data`` attribute of ``kind`` holds (or ``None``), from
+    its annotations; the claims' tuple is checked by ``ResourceClaimsInput`` itself."""
+    found = _BLOCK_TYPES.get(kind)
+    if found is None:
+        found = {}
+        for name, hint in get_type_hints(kind).items():
+            model = [a for a in get_args(hint) if a is not type(None)]
+            if name.endswith("_data") and get_origin(hint) is not tuple and len(model) == 1:
+                found[name] = model[0]
+        found = _BLOCK_TYPES[kind] = MappingProxyType(found)
+    return found
 
 
 def _field_names(model: type[BaseModel], prefix: str, out: list[str]) -> None:
@@ -236,9 +251,9 @@ def _allowed_keys(kind: type[BlockInput]) -> tuple[str, ...]:
         keys: list[str] = [""]
         if kind is ResourceClaimsInput:
             keys.append("[i]")
-            _field_names(WorkloadPodGroupResourceClaim, "[i]", keys)
+            _field_names(v1alpha3.WorkloadPodGroupResourceClaim, "[i]", keys)
         else:
-            for block in kind.block_types.values():
+            for block in _block_types(kind).values():
                 _field_names(block, "", keys)
         cached = _ALLOWED_KEYS[kind] = tuple(sorted(set(keys)))
     return cached
@@ -360,7 +375,21 @@ class WorkloadItem:
 
     def user_config(self) -> SchedulingConfig:
         """The item's building blocks as a partial config (unset blocks stay ``None``)."""
-        return _map_input(self.input, _kind_of(self))
+        given = self.input
+        if self.children:
+            return map_blocks(
+                COMPOSITE,
+                given.policy.composite_pod_group_data,
+                given.constraints.composite_pod_group_data,
+                given.disruption_mode.composite_pod_group_data,
+            )
+        return map_blocks(
+            LEAF,
+            given.policy.pod_group_data,
+            given.constraints.pod_group_data,
+            given.disruption_mode.pod_group_data,
+            given.resource_claims.pod_group_data,
+        )
 
     def resolve(self, user: SchedulingConfig | None = None) -> SchedulingConfig:
         """Default config, overridden per field by the item's blocks, then the callbacks.
@@ -371,159 +400,4 @@ class WorkloadItem:
         """
         if user is None:
             user = self.user_config()
-        resolved = _overridden(self.default_config, user)
-        for cb in self.callbacks:
-            resolved = cb(resolved)
-            if not isinstance(resolved, SchedulingConfig):
-                raise TypeError(
-                    f"a callback returned {type(resolved).__name__};"
-                    " it must return the adjusted SchedulingConfig"
-                )
-        if self.callbacks or self.default_config is not None:
-            problems = config_type_errors(resolved)
-            if problems:
-                raise TypeError(
-                    "the callbacks or the default config gave a malformed SchedulingConfig: "
-                    + "; ".join(problems)
-                )
-        return resolved
-
-
-def _overridden(default: SchedulingConfig | None, user: SchedulingConfig) -> SchedulingConfig:
-    """``default`` with each block ``user`` sets (a partial config of ``user_config()``)."""
-    if not default:
-        if (
-            type(user) is SchedulingConfig
-            and type(user.resource_claims) is tuple
-            and type(user.priority_class_name) is str
-            and not user.priority_class_name
-        ):  # as user_config() gives it: its unset blocks are the empty config's already
-            return user
-        default = SchedulingConfig()
-    changes: dict[str, Any] = {}
-    if user.policy is not None:
-        changes["policy"] = user.policy
-    if user.constraints is not None:
-        changes["constraints"] = user.constraints
-    if user.disruption_mode is not None:
-        changes["disruption_mode"] = user.disruption_mode
-    if user.resource_claims:
-        changes["resource_claims"] = user.resource_claims
-    if not changes:
-        return default
-    if type(default) is not SchedulingConfig:  # a subclass keeps its class and fields
-        return dataclasses.replace(default, **changes)
-    return SchedulingConfig(
-        changes.get("policy", default.policy),
-        changes.get("constraints", default.constraints),
-        changes.get("disruption_mode", default.disruption_mode),
-        changes.get("resource_claims", default.resource_claims),
-        default.priority_class_name,
-    )
-
-
-# The two kinds of item and their building-block classes, so that one generic form serves both.
-
-
-@dataclass(frozen=True, slots=True)
-class _ItemKind:
-    what: str
-    data: str  # the *Input attribute holding this kind's blocks
-    policy: type[WorkloadPodGroupSchedulingPolicy] | type[WorkloadCompositePodGroupSchedulingPolicy]
-    basic: type[BaseModel]
-    gang: type[BaseModel]
-    count: str  # the gang block's count attribute
-    shorthand: str  # how gang() is called for this kind
-    mode: type[WorkloadPodGroupDisruptionMode] | type[WorkloadCompositePodGroupDisruptionMode]
-    single: type[BaseModel]
-    all: type[BaseModel]
-    constraints: (
-        type[WorkloadPodGroupSchedulingConstraints]
-        | type[WorkloadCompositePodGroupSchedulingConstraints]
-    )
-
-
-LEAF = _ItemKind(
-    "leaf",
-    "pod_group_data",
-    WorkloadPodGroupSchedulingPolicy,
-    WorkloadPodGroupBasicSchedulingPolicy,
-    WorkloadPodGroupGangSchedulingPolicy,
-    "min_count",
-    "gang(min_count)",
-    WorkloadPodGroupDisruptionMode,
-    WorkloadPodGroupSingleDisruptionMode,
-    WorkloadPodGroupAllDisruptionMode,
-    WorkloadPodGroupSchedulingConstraints,
-)
-COMPOSITE = _ItemKind(
-    "composite",
-    "composite_pod_group_data",
-    WorkloadCompositePodGroupSchedulingPolicy,
-    WorkloadCompositePodGroupBasicSchedulingPolicy,
-    WorkloadCompositePodGroupGangSchedulingPolicy,
-    "min_group_count",
-    "gang(min_group_count=...)",
-    WorkloadCompositePodGroupDisruptionMode,
-    WorkloadCompositePodGroupSingleDisruptionMode,
-    WorkloadCompositePodGroupAllDisruptionMode,
-    WorkloadCompositePodGroupSchedulingConstraints,
-)
-
-
-def _kind_of(item: WorkloadItem) -> _ItemKind:
-    return COMPOSITE if item.is_composite else LEAF
-
-
-# Mapping the building blocks into the intermediate form (an empty block counts as unset).
-
-
-# The blocks without fields map to one shared (immutable) value each.
-_BASIC = SchedulingPolicy(basic=BasicSchedulingPolicy())
-_SINGLE = DisruptionMode(single=SingleDisruptionMode())
-_ALL = DisruptionMode(all=AllDisruptionMode())
-
-
-_GANGS: dict[int, SchedulingPolicy] = {}
-
-
-def _gang_policy(count: int | None) -> SchedulingPolicy:
-    """The gang policy of ``count``, one shared value per small int count."""
-    if type(count) is not int or not 0 < count <= 1024:
-        return SchedulingPolicy(None, GangSchedulingPolicy(count))
-    policy = _GANGS.get(count)
-    if policy is None:
-        policy = _GANGS[count] = SchedulingPolicy(None, GangSchedulingPolicy(count))
-    return policy
-
-
-def _map_input(given: WorkloadInput, kind: _ItemKind) -> SchedulingConfig:
-    data = kind.data
-    policy = getattr(given.policy, data)
-    constraints = getattr(given.constraints, data)
-    mode = getattr(given.disruption_mode, data)
-    mapped_policy = None
-    if policy is not None:
-        if policy.basic is not None:
-            mapped_policy = _BASIC
-        elif policy.gang is not None:
-            mapped_policy = _gang_policy(getattr(policy.gang, kind.count))
-    mapped_mode = None
-    if mode is not None:
-        if mode.single is not None:
-            mapped_mode = _SINGLE
-        elif mode.all is not None:
-            mapped_mode = _ALL
-    topology = None if constraints is None else constraints.topology
-    claims = given.resource_claims.pod_group_data if kind is LEAF else ()
-    return SchedulingConfig(
-        mapped_policy,
-        SchedulingConstraints(tuple(t.key for t in topology)) if topology else None,
-        mapped_mode,
-        tuple(
-            ResourceClaim(c.name, c.resource_claim_name, c.resource_claim_template_name)
-            for c in claims
-        )
-        if claims
-        else (),
-    )
+        return resolve_config(self.default_config, user, self.callbacks)

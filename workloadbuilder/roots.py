@@ -16,14 +16,9 @@ from typing import Final
 from ._gorender import go_quote
 from .field import ErrorList, FieldError, FieldPath
 from .item import WorkloadItem
+from .locations import Locations
 from .options import BuildOptions
-from .validation import (
-    MAX_TEMPLATES_PER_LIST,
-    PRIORITY_MESSAGE,
-    Locations,
-    TreeCheckCache,
-    validate_tree,
-)
+from .validation import MAX_TEMPLATES_PER_LIST, PRIORITY_MESSAGE, TreeCheckCache, validate_tree
 
 __all__ = ["MIXED_KINDS", "as_roots", "templates_key", "validate_roots"]
 

@@ -30,19 +30,9 @@ from .config import (
     SchedulingConfigFunc,
     SchedulingPolicy,
 )
-from .field import ErrorList, PathLike
-from .item import (
-    COMPOSITE,
-    LEAF,
-    ConstraintsInput,
-    DisruptionModeInput,
-    PolicyInput,
-    ResourceClaimsInput,
-    WorkloadInput,
-    WorkloadItem,
-    _ItemKind,
-    as_path,
-)
+from .field import ErrorList, PathLike, parse_model
+from .item import WorkloadItem, as_path, standard_input
+from .mapconfig import COMPOSITE, LEAF, ItemKind
 
 __all__ = ["basic", "composite", "gang", "leaf"]
 
@@ -100,7 +90,7 @@ DisruptionArg = (
 ClaimArg = ResourceClaim | WorkloadPodGroupResourceClaim | Mapping[str, Any]
 
 
-def _policy_block(name: str, policy: object, kind: _ItemKind) -> Any:
+def _policy_block(name: str, policy: object, kind: ItemKind) -> Any:
     if isinstance(policy, kind.policy):
         return policy
     other = COMPOSITE if kind is LEAF else LEAF
@@ -120,7 +110,7 @@ def _policy_block(name: str, policy: object, kind: _ItemKind) -> Any:
     return kind.policy(basic=kind.basic() if policy.basic is not None else None)
 
 
-def _mode_block(mode: object, kind: _ItemKind) -> Any:
+def _mode_block(mode: object, kind: ItemKind) -> Any:
     if isinstance(mode, kind.mode):
         return mode
     if mode == "single":
@@ -146,34 +136,19 @@ def _topology(keys: Iterable[str]) -> list[TopologyConstraint]:
 
 
 def _claim(claim: ClaimArg) -> WorkloadPodGroupResourceClaim:
-    if isinstance(claim, WorkloadPodGroupResourceClaim):
-        return claim
     if isinstance(claim, ResourceClaim):
         return WorkloadPodGroupResourceClaim(
             name=claim.name,
             resource_claim_name=claim.resource_claim_name,
             resource_claim_template_name=claim.resource_claim_template_name,
         )
-    if not isinstance(claim, Mapping):
-        raise TypeError(
-            "each resource claim is a ResourceClaim, a WorkloadPodGroupResourceClaim or its dict,"
-            f" not {type(claim).__name__}"
-        )
+    expected = "each resource claim is a ResourceClaim, a WorkloadPodGroupResourceClaim or its dict"
     try:
-        return WorkloadPodGroupResourceClaim.model_validate(claim)
+        return parse_model(WorkloadPodGroupResourceClaim, claim, expected)
     except ValidationError as exc:
         errors = ErrorList.from_pydantic(exc, model=WorkloadPodGroupResourceClaim)
-        raise ValueError(
-            f"resource claim {dict(claim)!r} is not a WorkloadPodGroupResourceClaim: {errors}"
-        ) from None
-
-
-STANDARD = {
-    "policy": ("schedulingPolicy",),
-    "constraints": ("schedulingConstraints",),
-    "disruption_mode": ("disruptionMode",),
-    "resource_claims": ("resourceClaims",),
-}
+        detail = f"resource claim {dict(claim)!r} is not a WorkloadPodGroupResourceClaim: {errors}"
+    raise ValueError(detail)
 
 
 def _defaults(priority_class_name: str) -> SchedulingConfig | None:
@@ -183,7 +158,7 @@ def _defaults(priority_class_name: str) -> SchedulingConfig | None:
 
 
 def _item(
-    kind: _ItemKind,
+    kind: ItemKind,
     name: str,
     path: PathLike,
     policy: PolicyArg | None,
@@ -202,30 +177,18 @@ def _item(
             f"priority_class_name must be a string, not {type(priority_class_name).__name__}"
         )
     keys = _topology(topology)
-    data = kind.data
-    blocks: dict[str, dict[str, Any]] = {
-        "policy": {data: None if policy is None else _policy_block(name, policy, kind)},
-        "constraints": {data: kind.constraints(topology=keys) if keys else None},
-        "disruption_mode": {
-            data: None if disruption_mode is None else _mode_block(disruption_mode, kind)
-        },
-    }
+    given = standard_input(
+        kind,
+        None if policy is None else _policy_block(name, policy, kind),
+        kind.constraints(topology=keys) if keys else None,
+        None if disruption_mode is None else _mode_block(disruption_mode, kind),
+        claims,
+    )
     return WorkloadItem(
         name,
         path=as_path(path),
         default_config=_defaults(priority_class_name),
-        input=WorkloadInput(
-            policy=PolicyInput(path_elements=STANDARD["policy"], **blocks["policy"]),
-            constraints=ConstraintsInput(
-                path_elements=STANDARD["constraints"], **blocks["constraints"]
-            ),
-            disruption_mode=DisruptionModeInput(
-                path_elements=STANDARD["disruption_mode"], **blocks["disruption_mode"]
-            ),
-            resource_claims=ResourceClaimsInput(
-                path_elements=STANDARD["resource_claims"], pod_group_data=claims
-            ),
-        ),
+        input=given,
         callbacks=tuple(callbacks),
         children=children,
         replicas=replicas,

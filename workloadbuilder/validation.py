@@ -15,7 +15,7 @@ See ``docs/validation.md`` for every rule.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 
 from ._declarative import (
     count_errors,
@@ -38,14 +38,8 @@ from .api.scheduling_v1alpha3 import TopologyConstraint, WorkloadPodGroupResourc
 from .config import SchedulingConfig
 from .counts import never_met_errors
 from .field import ErrorList, FieldError, FieldPath
-from .item import (
-    BlockInput,
-    ConstraintsInput,
-    DisruptionModeInput,
-    PolicyInput,
-    ResourceClaimsInput,
-    WorkloadItem,
-)
+from .item import WorkloadItem
+from .locations import NOWHERE, Locations, relocated
 from .options import BuildOptions, DisruptionModeOption, SchedulingPolicyOption
 
 __all__ = [
@@ -230,111 +224,6 @@ def validate_tree(
         return ErrorList([FieldError.internal(path, f"unexpected validation failure: {exc!r}")])
 
 
-# The field of a template (and of a PodGroup) each building block becomes.
-_TEMPLATE_FIELDS: dict[type[BlockInput], str] = {
-    PolicyInput: "schedulingPolicy",
-    ConstraintsInput: "schedulingConstraints",
-    DisruptionModeInput: "disruptionMode",
-    ResourceClaimsInput: "resourceClaims",
-}
-
-
-class Locations:
-    """Where each item of a tree is reported: its own ``path``, or, for an item without one,
-    the path of its template in the compiled Workload (``spec.podGroupTemplates[0]``,
-    ``spec.compositePodGroupTemplates[0].podGroupTemplates[1]``, ...), built on demand."""
-
-    def __init__(self, root: WorkloadItem, index: int = 0) -> None:
-        self._root = root
-        self._index = index
-        self._parent: dict[int, tuple[WorkloadItem, str, int]] = {}
-        self._cache: dict[int, FieldPath] = {}
-        for item in root.walk():
-            leaves = composites = 0
-            for child in item.children:
-                if child.is_composite:
-                    self._parent[id(child)] = (item, "compositePodGroupTemplates", composites)
-                    composites += 1
-                else:
-                    self._parent[id(child)] = (item, "podGroupTemplates", leaves)
-                    leaves += 1
-
-    def of(self, item: WorkloadItem) -> FieldPath:
-        """The path errors of ``item`` are reported below."""
-        if item.path is not None:
-            return item.path
-        known = self._cache.get(id(item))
-        if known is not None:
-            return known
-        chain: list[WorkloadItem] = []
-        current: WorkloadItem | None = item
-        while current is not None and id(current) not in self._cache:
-            chain.append(current)
-            up = self._parent.get(id(current))
-            current = None if up is None else up[0]
-        for node in reversed(chain):
-            up = self._parent.get(id(node))
-            if up is None:
-                lists = "compositePodGroupTemplates" if node.is_composite else "podGroupTemplates"
-                path = FieldPath("spec", lists).index(self._index)
-            else:
-                parent, lists, index = up
-                base = parent.path if parent.path is not None else self._cache[id(parent)]
-                path = base.child(lists).index(index)
-            self._cache[id(node)] = path
-        return self._cache[id(item)]
-
-    def block(self, item: WorkloadItem, block: BlockInput) -> FieldPath:
-        """The path of one of ``item``'s building blocks: below the item's own ``path`` where
-        its ``path_elements`` say; for an item without a path, the template's own field
-        (``spec.podGroupTemplates[0].resourceClaims``) unless ``path_elements`` say otherwise."""
-        path = self.of(item)
-        if block.path_elements:
-            return path.child(*block.path_elements)
-        field = next((f for t, f in _TEMPLATE_FIELDS.items() if isinstance(block, t)), None)
-        return path.child(field) if item.path is None and field else path
-
-    def field(self, item: WorkloadItem, name: str) -> FieldPath:
-        """A template field of ``item`` (its name, its priorityClassName): the item's own
-        ``path`` when it has one, else the field of its template."""
-        return item.path if item.path is not None else self.of(item).child(name)
-
-
-class _NoPath(FieldPath):
-    """The one path of the check without paths: every path below it is itself."""
-
-    __slots__ = ()
-
-    def child(self, name: str, *more_names: str) -> FieldPath:
-        return self
-
-    def index(self, index: int) -> FieldPath:
-        return self
-
-    def key(self, key: str) -> FieldPath:
-        return self
-
-
-_NO_PATH = _NoPath("<unplaced>")
-
-
-class _NoLocations(Locations):
-    """Every item and block at ``_NO_PATH``: what the check without paths reports at."""
-
-    def __init__(self) -> None:
-        pass
-
-    def of(self, item: WorkloadItem) -> FieldPath:
-        return _NO_PATH
-
-    def block(self, item: WorkloadItem, block: BlockInput) -> FieldPath:
-        return _NO_PATH
-
-    def field(self, item: WorkloadItem, name: str) -> FieldPath:
-        return _NO_PATH
-
-
-_NOWHERE = _NoLocations()
 _METADATA_NAME = FieldPath("metadata", "name")
 _METADATA_NAMESPACE = FieldPath("metadata", "namespace")
 
@@ -356,7 +245,7 @@ def _validate(
         return ErrorList(
             [FieldError.invalid(None, None, "invalid builder: missing root WorkloadItem")]
         )
-    where = Locations(root, index) if placed else _NOWHERE
+    where = Locations(root, index) if placed else NOWHERE
     if old_root is not None and old_root.name != root.name:
         detail = (
             f"old root name {go_quote(old_root.name)} does not match new root name"
@@ -401,7 +290,7 @@ def _validate(
         if item_errors:
             if not placed:
                 return item_errors
-            errors.extend(_relocated(item, item_errors, where))
+            errors.extend(relocated(item, item_errors, where))
     if options.check_api_server_rules:
         errors.extend(_tree_rules(root, resolved, options, where, workload_rules))
     if options.check_satisfiable_counts:
@@ -410,7 +299,7 @@ def _validate(
                 item, resolved.get(item.name), where.block(item, item.input.policy)
             )
             if found:
-                errors.extend(_relocated(item, found, where))
+                errors.extend(relocated(item, found, where))
     return errors
 
 
@@ -673,34 +562,3 @@ def _check_shape(item: WorkloadItem, depth: int, errors: ErrorList, where: Locat
             errors.append(FieldError.too_many(where.of(item), count, MAX_TEMPLATES_PER_LIST))
     for child in item.children:
         _check_shape(child, depth + 1, errors, where)
-
-
-def _relocated(item: WorkloadItem, errors: ErrorList, where: Locations) -> ErrorList:
-    """Move errors inside a block to the controller's own fields named by ``field_paths``."""
-    if not errors:
-        return errors
-    blocks: list[BlockInput] = [
-        item.input.policy,
-        item.input.constraints,
-        item.input.disruption_mode,
-        item.input.resource_claims,
-    ]
-    mappings = [(str(where.block(item, b)), b.field_paths) for b in blocks if b.field_paths]
-    if not mappings:
-        return errors
-    out = ErrorList()
-    for err in errors:
-        out.append(_relocate(err, mappings))
-    return out
-
-
-def _relocate(err: FieldError, mappings: list[tuple[str, Mapping[str, FieldPath]]]) -> FieldError:
-    for base, field_paths in mappings:
-        if base and not (err.field == base or err.field.startswith((base + ".", base + "["))):
-            continue
-        relative = err.field[len(base) :].lstrip(".") if base else err.field
-        for inner, target in sorted(field_paths.items(), key=lambda kv: -len(kv[0])):
-            if relative == inner or relative.startswith((inner + ".", inner + "[")):
-                rest = relative[len(inner) :]
-                return err.with_field(str(target) + rest)
-    return err

@@ -60,10 +60,11 @@ from workloadbuilder.config import (
     SchedulingConstraints,
     SchedulingPolicy,
     SingleDisruptionMode,
-    config_type_errors,
 )
 from workloadbuilder.field import ErrorList, FieldError, FieldPath, child_path
-from workloadbuilder.item import COMPOSITE, LEAF, BlockInput, WorkloadInput, WorkloadItem, _ItemKind
+from workloadbuilder.item import BlockInput, WorkloadInput, WorkloadItem
+from workloadbuilder.mapconfig import COMPOSITE, LEAF, config_type_errors
+from workloadbuilder.mapconfig import ItemKind as _ItemKind
 from workloadbuilder.options import BuildOptions, DisruptionModeOption, SchedulingPolicyOption
 
 # ------------------------------------------------------------------ name and key formats
