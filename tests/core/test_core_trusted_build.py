@@ -6,6 +6,7 @@ validates the JSON with pydantic when compiling it (the build before).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -30,9 +31,16 @@ def _outcome(builder: Builder) -> Any:
         fields_set(own),
         json.dumps(built.to_dict()),
         fields_set(built),
-        [json.dumps(o.to_dict()) for o in instantiate(builder)],
-        [fields_set(o) for o in instantiate(builder)],
+        _objects(builder),
     )
+
+
+def _objects(builder: Builder) -> Any:
+    try:
+        objects = instantiate(builder)
+    except ValueError as exc:  # a Workload without a name has no runtime objects
+        return ("error", str(exc))
+    return [(json.dumps(o.to_dict()), fields_set(o)) for o in objects]
 
 
 def _untrusted(root: WorkloadItem, options: BuildOptions) -> Builder:
@@ -67,6 +75,15 @@ def test_a_tree_validate_accepts_compiles_to_json_the_models_accept(root: Worklo
 @given(root=trees(), options=st.one_of(OPTIONS, st.just(PERMISSIVE)))
 def test_any_tree_and_options_build_as_before(root: WorkloadItem, options: BuildOptions) -> None:
     _check(root, options)
+
+
+def test_a_workload_without_a_name_builds_as_before_and_has_no_runtime_objects() -> None:
+    options = dataclasses.replace(PERMISSIVE, name="")
+    builder = Builder(leaf("workers"), options)
+    assert not builder.validate()
+    assert _objects(builder) == ("error", _objects(_untrusted(leaf("workers"), options))[1])
+    assert "no name" in _objects(builder)[1]
+    _check(leaf("workers"), options)
 
 
 def test_nothing_is_trusted_unless_every_rule_ran_and_held() -> None:
