@@ -36,6 +36,7 @@ __all__ = [
     "deferred_maker",
     "json_factory",
     "json_view",
+    "same_in_both_emitters",
     "yaml_document",
     "yaml_stream",
 ]
@@ -67,14 +68,11 @@ else:  # the model's own functions, not wrappers: stamping calls them once per o
 
 def yaml_stream(documents: Iterable[Any]) -> str:
     """``yaml.safe_dump_all(documents, sort_keys=False)``'s bytes, from PyYAML's C emitter when
-    it has one and every document is a map or a list both emitters write alike (as
-    ``yaml_document``; the C emitter leaves out the ``...`` after a lone scalar)."""
+    it has one and every document is one both emitters write alike (as ``yaml_document``)."""
     import yaml
 
     docs = list(documents)
     dumper: type[Any] = yaml.SafeDumper
-    if hasattr(yaml, "CSafeDumper") and all(
-        type(d) in (dict, list) and same_in_both_emitters(d) for d in docs
-    ):
+    if hasattr(yaml, "CSafeDumper") and all(same_in_both_emitters(d) for d in docs):
         dumper = yaml.CSafeDumper
     return yaml.dump_all(docs, Dumper=dumper, sort_keys=False, default_flow_style=False)
