@@ -299,6 +299,13 @@ class Builder:
 
     def new_composite_pod_group(self, name: str, template_name: str) -> CompositePodGroup:
         """A CompositePodGroup of ``template_name``; the caller sets its parent, if any."""
+        sweep = (
+            self._sweeps[CompositePodGroup].get(template_name)
+            if type(template_name) is str
+            else None
+        )
+        if sweep is not None and type(name) is str:
+            return cast(CompositePodGroup, sweep(name))  # as _stamp() makes it, compiled
         return self._stamp(CompositePodGroup, name, template_name)
 
     def _stamp(self, kind: type[_Stamped], name: str, template_name: str) -> _Stamped:

@@ -101,17 +101,7 @@ class LoadedSpec:
     def relaxed(self) -> LoadedSpec:
         """This spec without the rules on counts that can never be met, for the commands that
         tell those their own way (``explain``'s warnings, ``simulate``'s verdicts)."""
-        o = self.options
-        options = BuildOptions(
-            o.name,
-            o.namespace,
-            o.owner,
-            o.allowed_policies,
-            o.allowed_disruption_modes,
-            o.disable_declarative_validation,
-            o.check_api_server_rules,
-            check_satisfiable_counts=False,
-        )
+        options = dataclasses.replace(self.options, check_satisfiable_counts=False)
         return dataclasses.replace(self, options=options)
 
     def _relocated(self, error: FieldError) -> FieldError:
