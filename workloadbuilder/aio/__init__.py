@@ -24,13 +24,16 @@ from .errors import (
     ApplyError,
     FieldConflict,
     FieldConflictError,
+    ForbiddenError,
     InvalidObjectError,
     KubeconfigError,
     MissingAPI,
     MissingAPIError,
     ObjectRef,
 )
+from .access import RequestAttributes, Rule
 from .events import Event
+from .permissions import VERBS, Permissions, required_rules
 from .preflight import preflight
 from .read import SchedulingKind, list_objects, read_object
 from .reconcile import ImmutableChange, ReconcileResult, reconcile
@@ -49,6 +52,7 @@ __all__ = [
     "Event",
     "FieldConflict",
     "FieldConflictError",
+    "ForbiddenError",
     "Finding",
     "FindingKind",
     "GroupState",
@@ -61,12 +65,16 @@ __all__ = [
     "MissingAPIError",
     "NotScheduledError",
     "ObjectRef",
+    "Permissions",
     "ReconcileResult",
+    "RequestAttributes",
     "RetryPolicy",
+    "Rule",
     "SchedulingEvent",
     "SchedulingKind",
     "Severity",
     "Terminating",
+    "VERBS",
     "Verdict",
     "apply",
     "audit",
@@ -79,6 +87,7 @@ __all__ = [
     "read_object",
     "reconcile",
     "reconcile_job",
+    "required_rules",
     "resize",
     "wait_scheduled",
 ]

@@ -29,6 +29,7 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
+from .access import RequestAttributes
 from .errors import APIError, ObjectRef, error_from_status, excerpt
 
 __all__ = [
@@ -371,7 +372,7 @@ class Transport:
                 status=status,
                 status_body=found,
             )
-        raise error_from_status(status, found, text, target)
+        raise error_from_status(status, found, text, target, RequestAttributes.of(method, path, query))
 
     @asynccontextmanager
     async def stream(

@@ -6,17 +6,20 @@ from the server's ``Status`` and the object's kind and name only).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..field import OMIT_VALUE, ErrorList, ErrorType, FieldError
+from .access import RequestAttributes, Rule
 
 __all__ = [
     "APIError",
     "ApplyError",
     "FieldConflict",
     "FieldConflictError",
+    "ForbiddenError",
     "InvalidObjectError",
     "KubeconfigError",
     "MissingAPI",
@@ -66,6 +69,85 @@ class APIError(Exception):
         return (
             f"{type(self).__name__}(status={self.status}, reason={self.reason!r}, {self.message!r})"
         )
+
+
+_QUOTED = r'"((?:[^"\\]|\\.)*)"'
+_REFUSED = re.compile(
+    rf"User {_QUOTED} cannot (\S+) (?:resource {_QUOTED} in API group {_QUOTED}"
+    rf"(?: in the namespace {_QUOTED}| at the cluster scope)|path {_QUOTED})"
+)
+
+
+class ForbiddenError(APIError):
+    """The server refused the request (403 ``Forbidden``): the caller lacks a permission.
+
+    ``user`` is who the server took the caller for; ``refused`` the verb, API group,
+    resource (``podgroups/status``), namespace and name it refused, read from the server's
+    message (kube-apiserver's wording) or, failing that, from the request; ``rule`` the RBAC
+    rule to add to the caller's Role (a ClusterRole for a cluster-scoped request). The same
+    request fails again until the permission is granted, so it is never retried.
+    """
+
+    def __init__(
+        self, message: str, *, user: str, refused: RequestAttributes, **kwargs: Any
+    ) -> None:
+        super().__init__(message, **kwargs)
+        self.user = user
+        self.refused = refused
+
+    @property
+    def rule(self) -> Rule:
+        """The rule that grants what was refused."""
+        return self.refused.rule
+
+    @classmethod
+    def build(
+        cls, server_message: str, request: RequestAttributes | None, **kwargs: Any
+    ) -> ForbiddenError:
+        """The error for a 403 whose ``Status`` message is ``server_message``."""
+        found = _REFUSED.search(server_message)
+        user = ""
+        refused = request or RequestAttributes("")
+        if found:
+            user, verb, resource, group, namespace, path = (
+                _unquote(g) if g is not None else None for g in found.groups()
+            )
+            user = user or ""
+            if path is not None:
+                refused = RequestAttributes(verb or "", path=path)
+            else:
+                plural, _, sub = (resource or "").partition("/")
+                refused = replace(
+                    refused,
+                    verb=verb or "",
+                    api_group=group or "",
+                    resource=plural,
+                    subresource=sub,
+                    namespace=namespace or "",
+                    path="",
+                )
+        who = _subject(user)
+        if not refused.verb:
+            advice = f"grant {who} the permission the server names"
+        else:
+            holder = (
+                f'a Role in namespace "{refused.namespace}"' if refused.namespace else "a ClusterRole"
+            )
+            advice = f"add the rule {refused.rule} to {holder} bound to {who}"
+        return cls(f"{server_message}; {advice}", user=user, refused=refused, **kwargs)
+
+
+def _subject(user: str) -> str:
+    """How a binding names the user: ``ServiceAccount ml/op`` for ``system:serviceaccount:ml:op``."""
+    prefix = "system:serviceaccount:"
+    if user.startswith(prefix) and user.count(":") == 3:
+        namespace, _, name = user[len(prefix) :].partition(":")
+        return f"ServiceAccount {namespace}/{name}"
+    return f'User "{user}"' if user else "the caller"
+
+
+def _unquote(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
 
 
 class KubeconfigError(ValueError):
@@ -221,9 +303,14 @@ def _causes(status: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def error_from_status(
-    code: int, status: Mapping[str, Any], text: str, target: ObjectRef | None
+    code: int,
+    status: Mapping[str, Any],
+    text: str,
+    target: ObjectRef | None,
+    request: RequestAttributes | None = None,
 ) -> APIError:
-    """The exception for a non-retryable answer: ``status`` is the parsed ``Status`` (or ``{}``)."""
+    """The exception for a non-retryable answer: ``status`` is the parsed ``Status`` (or ``{}``),
+    ``request`` what the authorizer saw of the request (to name a refused permission)."""
     reason = str(status.get("reason") or "")
     message = str(status.get("message") or excerpt(text) or f"HTTP {code}")
     kwargs: dict[str, Any] = {
@@ -251,6 +338,8 @@ def error_from_status(
             conflicts,
             **kwargs,
         )
+    if code == 403:
+        return ForbiddenError.build(message, request, **kwargs)
     if code in (400, 422):
         errors = ErrorList(_field_error(c) for c in causes)
         return InvalidObjectError(message, errors, **kwargs)

@@ -1,0 +1,33 @@
+"""``aio.required_rules`` lists exactly what each verb sends: every rule is used by the verb's
+scenario, and every request of it is allowed by a rule (derived as the authorizer would)."""
+
+from __future__ import annotations
+
+import pytest
+from derive import derived_rules
+from scenarios import SCENARIOS
+
+from workloadbuilder import aio
+from workloadbuilder.testing import FakeAPIServer
+
+NS = "ml-training"
+
+
+@pytest.mark.parametrize("verb", sorted(SCENARIOS))
+async def test_a_verbs_rules_are_what_it_sends(verb: str) -> None:
+    async with FakeAPIServer(auto_create_namespaces=True) as server:
+        async with server.api_client() as api:
+            before = len(server.requests)
+            await SCENARIOS[verb](api, server)
+            sent = server.requests[before:]
+    expected = derived_rules(sent)
+    assert [r.to_dict() for r in aio.required_rules(verb, namespace=NS).rules] == expected
+
+
+def test_every_verb_has_a_scenario() -> None:
+    assert set(SCENARIOS) | {"cache", "leader_election"} == set(aio.VERBS)
+
+
+def test_an_unknown_verb_is_named_with_the_known_ones() -> None:
+    with pytest.raises(ValueError, match=r"unknown verb 'aply': known are .*apply"):
+        aio.required_rules("aply", namespace=NS)
