@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -10,10 +11,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "aio_apply"))
 
-from apply_support import NS, gang_pod_groups, release_builder, release_objects  # noqa: E402
+from apply_support import NS, gang_pod_groups, release_builder, release_objects
 
-from workloadbuilder import aio  # noqa: E402
-from workloadbuilder.testing import FakeAPIServer  # noqa: E402
+from workloadbuilder import aio
+from workloadbuilder.testing import FakeAPIServer
 
 Scenario = Callable[[Any, FakeAPIServer], Awaitable[None]]
 
@@ -72,10 +73,9 @@ async def reconcile_job(api: Any, server: FakeAPIServer) -> None:
 
 async def wait_scheduled(api: Any, server: FakeAPIServer) -> None:
     seed(server)
-    try:
+    # no pods: it waits, then says so; the reads are what is measured
+    with contextlib.suppress(aio.NotScheduledError):
         await aio.wait_scheduled(api, release_objects()[2], timeout=0.3)
-    except aio.NotScheduledError:
-        pass  # no pods: it waits, then says so; the reads are what is measured
 
 
 async def diagnose(api: Any, server: FakeAPIServer) -> None:
@@ -121,4 +121,3 @@ SCENARIOS: dict[str, Scenario] = {
     "read_object": read_object,
     "list_objects": list_objects,
 }
-

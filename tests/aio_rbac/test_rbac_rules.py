@@ -15,11 +15,10 @@ NS = "ml-training"
 
 @pytest.mark.parametrize("verb", sorted(SCENARIOS))
 async def test_a_verbs_rules_are_what_it_sends(verb: str) -> None:
-    async with FakeAPIServer(auto_create_namespaces=True) as server:
-        async with server.api_client() as api:
-            before = len(server.requests)
-            await SCENARIOS[verb](api, server)
-            sent = server.requests[before:]
+    async with FakeAPIServer(auto_create_namespaces=True) as server, server.api_client() as api:
+        before = len(server.requests)
+        await SCENARIOS[verb](api, server)
+        sent = server.requests[before:]
     expected = derived_rules(sent)
     assert [r.to_dict() for r in aio.required_rules(verb, namespace=NS).rules] == expected
 

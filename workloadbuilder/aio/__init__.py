@@ -13,6 +13,7 @@ from .._extras import require
 require("aio", "workloadbuilder.aio")  # before the imports that need it (ruff: E402 allowed)
 
 from ._transport import RetryPolicy, default_retry
+from .access import RequestAttributes, Rule
 from .apply import DEFAULT_CONCURRENCY, apply
 from .audit import Finding, FindingKind, Severity, audit
 from .client import Client
@@ -29,9 +30,9 @@ from .errors import (
     KubeconfigError,
     MissingAPI,
     MissingAPIError,
+    MissingPermissionsError,
     ObjectRef,
 )
-from .access import RequestAttributes, Rule
 from .events import Event
 from .permissions import VERBS, Permissions, required_rules
 from .preflight import preflight
@@ -45,6 +46,7 @@ __all__ = [
     "DEFAULT_CONCURRENCY",
     "DEFAULT_FIELD_MANAGER",
     "JOB_CONTROLLER_UID_LABEL",
+    "VERBS",
     "APIError",
     "ApplyError",
     "Client",
@@ -52,9 +54,9 @@ __all__ = [
     "Event",
     "FieldConflict",
     "FieldConflictError",
-    "ForbiddenError",
     "Finding",
     "FindingKind",
+    "ForbiddenError",
     "GroupState",
     "ImmutableChange",
     "InvalidObjectError",
@@ -63,6 +65,7 @@ __all__ = [
     "MemberProblem",
     "MissingAPI",
     "MissingAPIError",
+    "MissingPermissionsError",
     "NotScheduledError",
     "ObjectRef",
     "Permissions",
@@ -74,7 +77,6 @@ __all__ = [
     "SchedulingKind",
     "Severity",
     "Terminating",
-    "VERBS",
     "Verdict",
     "apply",
     "audit",

@@ -372,7 +372,9 @@ class Transport:
                 status=status,
                 status_body=found,
             )
-        raise error_from_status(status, found, text, target, RequestAttributes.of(method, path, query))
+        raise error_from_status(
+            status, found, text, target, RequestAttributes.of(method, path, query)
+        )
 
     @asynccontextmanager
     async def stream(

@@ -54,7 +54,9 @@ class Rule:
 
 
 def _flow(values: list[str]) -> str:
-    return "[" + ", ".join(v if v.replace("/", "").isalnum() else json.dumps(v) for v in values) + "]"
+    return (
+        "[" + ", ".join(v if v.replace("/", "").isalnum() else json.dumps(v) for v in values) + "]"
+    )
 
 
 @dataclass(frozen=True)
@@ -90,9 +92,7 @@ class RequestAttributes:
         return "at the cluster scope"
 
     @classmethod
-    def of(
-        cls, method: str, path: str, query: Sequence[tuple[str, str]] = ()
-    ) -> RequestAttributes:
+    def of(cls, method: str, path: str, query: Sequence[tuple[str, str]] = ()) -> RequestAttributes:
         """The attributes kube-apiserver derives from ``method`` and ``path`` (and ``?watch``)."""
         method = method.upper()
         parts = [unquote(p) for p in path.split("?", 1)[0].strip("/").split("/") if p]

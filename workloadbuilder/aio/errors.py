@@ -24,6 +24,7 @@ __all__ = [
     "KubeconfigError",
     "MissingAPI",
     "MissingAPIError",
+    "MissingPermissionsError",
     "ObjectRef",
 ]
 
@@ -109,10 +110,10 @@ class ForbiddenError(APIError):
         user = ""
         refused = request or RequestAttributes("")
         if found:
-            user, verb, resource, group, namespace, path = (
+            who, verb, resource, group, namespace, path = (
                 _unquote(g) if g is not None else None for g in found.groups()
             )
-            user = user or ""
+            user = who or ""
             if path is not None:
                 refused = RequestAttributes(verb or "", path=path)
             else:
@@ -131,19 +132,45 @@ class ForbiddenError(APIError):
             advice = f"grant {who} the permission the server names"
         else:
             holder = (
-                f'a Role in namespace "{refused.namespace}"' if refused.namespace else "a ClusterRole"
+                f'a Role in namespace "{refused.namespace}"'
+                if refused.namespace
+                else "a ClusterRole"
             )
             advice = f"add the rule {refused.rule} to {holder} bound to {who}"
         return cls(f"{server_message}; {advice}", user=user, refused=refused, **kwargs)
 
 
 def _subject(user: str) -> str:
-    """How a binding names the user: ``ServiceAccount ml/op`` for ``system:serviceaccount:ml:op``."""
+    """How a binding names ``user``: ``system:serviceaccount:ml:op`` is ``ServiceAccount ml/op``."""
     prefix = "system:serviceaccount:"
     if user.startswith(prefix) and user.count(":") == 3:
         namespace, _, name = user[len(prefix) :].partition(":")
         return f"ServiceAccount {namespace}/{name}"
     return f'User "{user}"' if user else "the caller"
+
+
+class MissingPermissionsError(Exception):
+    """``preflight(..., permissions=...)`` found permissions the caller lacks.
+
+    ``missing`` lists each refused request as the authorizer would see it; ``rules`` merges
+    them into the RBAC rules to add (one per API group and resource).
+    """
+
+    def __init__(self, missing: Sequence[RequestAttributes], verbs: Sequence[str]) -> None:
+        self.missing = tuple(missing)
+        merged: dict[tuple[str, str], list[str]] = {}
+        for m in self.missing:
+            merged.setdefault((m.api_group, m.full_resource), []).append(m.verb)
+        self.rules = tuple(
+            Rule((group,), (resource,), tuple(sorted(set(verbs_))))
+            for (group, resource), verbs_ in sorted(merged.items())
+        )
+        where = self.missing[0].scope if self.missing else ""
+        listed = "; ".join(str(r) for r in self.rules)
+        super().__init__(
+            f"the caller may not do all that {', '.join(verbs)} needs {where}: add the rules"
+            f" {listed} (workloadbuilder rbac {' '.join(verbs)} prints the whole Role)"
+        )
 
 
 def _unquote(text: str) -> str:

@@ -135,9 +135,7 @@ class Permissions:
 
     def without(self, index: int) -> Permissions:
         """These permissions less rule ``index``."""
-        return Permissions(
-            self.verbs, self.rules[:index] + self.rules[index + 1 :], self.namespace
-        )
+        return Permissions(self.verbs, self.rules[:index] + self.rules[index + 1 :], self.namespace)
 
 
 def _canonical(verb: str) -> tuple[str, ...]:

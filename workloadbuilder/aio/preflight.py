@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -17,8 +17,10 @@ from ._resources import (
     as_document,
     resource_of,
 )
+from ._reviews import check_permissions
 from ._transport import RetryPolicy, Transport, transport_for
 from .errors import APIError, MissingAPI, MissingAPIError
+from .permissions import required_rules
 
 __all__ = ["preflight"]
 
@@ -119,6 +121,7 @@ async def preflight(
     objects: Iterable[SchedulingObject | Mapping[str, Any]],
     *,
     retry: RetryPolicy | None = None,
+    permissions: bool | Sequence[str] = False,
 ) -> None:
     """Check that the cluster serves every group/version/resource ``objects`` need.
 
@@ -128,8 +131,22 @@ async def preflight(
     ``WorkloadWithJob`` for a Job with ``spec.scheduling``, which is probed with a dry-run
     create). What is served is cached on the client core (an ``aio.Client``'s, or the one a
     bare ``ApiClient`` gets at its first use): asked once per client, but for what was missing.
+
+    ``permissions=True`` also asks the server (SelfSubjectAccessReviews) whether the caller
+    may ``apply`` the objects in their namespaces, and a sequence of verbs (``("reconcile_job",
+    "cache")``, see ``aio.required_rules``) whether it may run those; every permission it
+    lacks is named in one ``MissingPermissionsError``.
     """
-    await check(transport_for(api_client, retry), [as_document(o) for o in objects])
+    transport = transport_for(api_client, retry)
+    docs = [as_document(o) for o in objects]
+    await check(transport, docs)
+    if permissions:
+        verbs = ("apply",) if permissions is True else tuple(permissions)
+        namespaces = dict.fromkeys(
+            str((d.get("metadata") or {}).get("namespace") or "default") for d in docs
+        )
+        for namespace in namespaces or ("default",):
+            await check_permissions(transport, required_rules(*verbs, namespace=namespace))
 
 
 async def check(transport: Transport, docs: list[dict[str, Any]]) -> None:
