@@ -21,10 +21,11 @@ PATH = 'forbidden: User "system:anonymous" cannot get path "/apis"'
 
 
 def test_a_namespaced_refusal_names_the_subresource_and_the_role_rule() -> None:
-    exc = aio.ForbiddenError.build(NAMESPACED, None, status=403, reason="Forbidden")
+    exc = aio.ForbiddenError.build(NAMESPACED, status=403, reason="Forbidden")
     assert isinstance(exc, aio.APIError)
     assert exc.user == "alice"
     refused = exc.refused
+    assert refused is not None and exc.rule is not None
     assert (refused.verb, refused.api_group, refused.full_resource, refused.namespace) == (
         "patch",
         "scheduling.k8s.io",
@@ -41,7 +42,8 @@ def test_a_namespaced_refusal_names_the_subresource_and_the_role_rule() -> None:
 
 
 def test_a_cluster_scoped_refusal_asks_for_a_cluster_role_bound_to_the_account() -> None:
-    exc = aio.ForbiddenError.build(CLUSTER, None, status=403)
+    exc = aio.ForbiddenError.build(CLUSTER, status=403)
+    assert exc.refused is not None
     assert exc.refused.namespace == "" and exc.refused.resource == "nodes"
     assert str(exc).endswith(
         '; add the rule {apiGroups: [""], resources: [nodes], verbs: [list]} to a ClusterRole'
@@ -50,15 +52,16 @@ def test_a_cluster_scoped_refusal_asks_for_a_cluster_role_bound_to_the_account()
 
 
 def test_a_non_resource_refusal_names_the_path() -> None:
-    exc = aio.ForbiddenError.build(PATH, None, status=403)
+    exc = aio.ForbiddenError.build(PATH, status=403)
+    assert exc.rule is not None
     assert exc.rule.to_dict() == {"nonResourceURLs": ["/apis"], "verbs": ["get"]}
 
 
-def test_an_unfamiliar_message_falls_back_on_the_request() -> None:
-    request = aio.RequestAttributes.of("GET", "/api/v1/namespaces/ml/pods", [("watch", "true")])
-    exc = aio.ForbiddenError.build("access denied by policy", request, status=403)
-    assert exc.user == ""
-    assert exc.rule.to_dict() == {"apiGroups": [""], "resources": ["pods"], "verbs": ["watch"]}
+def test_a_refusal_that_is_not_the_authorizers_gives_no_rule() -> None:
+    # ResourceQuota admission (apiserver/pkg/admission/plugin/resourcequota): a 403 no rule fixes
+    quota = 'workloads.scheduling.k8s.io "w" is forbidden: exceeded quota: q, requested: count=1'
+    exc = aio.ForbiddenError.build(quota, status=403)
+    assert (exc.user, exc.refused, exc.rule, str(exc)) == ("", None, None, quota)
 
 
 @pytest.mark.parametrize(

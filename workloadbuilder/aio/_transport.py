@@ -29,7 +29,6 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
-from .access import RequestAttributes
 from .errors import APIError, ObjectRef, error_from_status, excerpt
 
 __all__ = [
@@ -372,9 +371,7 @@ class Transport:
                 status=status,
                 status_body=found,
             )
-        raise error_from_status(
-            status, found, text, target, RequestAttributes.of(method, path, query)
-        )
+        raise error_from_status(status, found, text, target)
 
     @asynccontextmanager
     async def stream(

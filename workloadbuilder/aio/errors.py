@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..field import OMIT_VALUE, ErrorList, ErrorType, FieldError
@@ -80,64 +80,46 @@ _REFUSED = re.compile(
 
 
 class ForbiddenError(APIError):
-    """The server refused the request (403 ``Forbidden``): the caller lacks a permission.
+    """The server refused the request (403 ``Forbidden``).
 
-    ``user`` is who the server took the caller for; ``refused`` the verb, API group,
-    resource (``podgroups/status``), namespace and name it refused, read from the server's
-    message (kube-apiserver's wording) or, failing that, from the request; ``rule`` the RBAC
-    rule to add to the caller's Role (a ClusterRole for a cluster-scoped request). The same
-    request fails again until the permission is granted, so it is never retried.
+    When the server's message is an authorizer's refusal (kube-apiserver's wording: ``User
+    "alice" cannot patch resource "podgroups/status" in API group ...``), ``user`` is who the
+    server took the caller for, ``refused`` the verb, API group, resource, namespace (or
+    non-resource path) it refused, and ``rule`` the RBAC rule to add to the caller's Role (a
+    ClusterRole for a cluster-scoped request); the message ends with that advice. Any other 403
+    (a quota, a namespace being deleted, an admission webhook) keeps the server's message alone,
+    with ``refused`` and ``rule`` ``None``: no permission would help.
     """
 
     def __init__(
-        self, message: str, *, user: str, refused: RequestAttributes, **kwargs: Any
+        self, message: str, *, user: str, refused: RequestAttributes | None, **kwargs: Any
     ) -> None:
         super().__init__(message, **kwargs)
         self.user = user
         self.refused = refused
 
     @property
-    def rule(self) -> Rule:
-        """The rule that grants what was refused."""
-        return self.refused.rule
+    def rule(self) -> Rule | None:
+        """The rule that grants what was refused (``None`` when no permission was refused)."""
+        return self.refused.rule if self.refused else None
 
     @classmethod
-    def build(
-        cls, server_message: str, request: RequestAttributes | None, **kwargs: Any
-    ) -> ForbiddenError:
+    def build(cls, server_message: str, **kwargs: Any) -> ForbiddenError:
         """The error for a 403 whose ``Status`` message is ``server_message``."""
         found = _REFUSED.search(server_message)
-        user = ""
-        refused = request or RequestAttributes("")
-        if found:
-            who, verb, resource, group, namespace, path = (
-                _unquote(g) if g is not None else None for g in found.groups()
-            )
-            user = who or ""
-            if path is not None:
-                refused = RequestAttributes(verb or "", path=path)
-            else:
-                plural, _, sub = (resource or "").partition("/")
-                refused = replace(
-                    refused,
-                    verb=verb or "",
-                    api_group=group or "",
-                    resource=plural,
-                    subresource=sub,
-                    namespace=namespace or "",
-                    path="",
-                )
-        who = _subject(user)
-        if not refused.verb:
-            advice = f"grant {who} the permission the server names"
+        if not found:
+            return cls(server_message, user="", refused=None, **kwargs)
+        who, verb, resource, group, namespace, path = (
+            _unquote(g) if g is not None else "" for g in found.groups()
+        )
+        if found.group(6) is not None:
+            refused = RequestAttributes(verb, path=path)
         else:
-            holder = (
-                f'a Role in namespace "{refused.namespace}"'
-                if refused.namespace
-                else "a ClusterRole"
-            )
-            advice = f"add the rule {refused.rule} to {holder} bound to {who}"
-        return cls(f"{server_message}; {advice}", user=user, refused=refused, **kwargs)
+            plural, _, sub = resource.partition("/")
+            refused = RequestAttributes(verb, group, plural, sub, namespace)
+        holder = f'a Role in namespace "{namespace}"' if namespace else "a ClusterRole"
+        advice = f"add the rule {refused.rule} to {holder} bound to {_subject(who)}"
+        return cls(f"{server_message}; {advice}", user=who, refused=refused, **kwargs)
 
 
 def _subject(user: str) -> str:
@@ -146,7 +128,7 @@ def _subject(user: str) -> str:
     if user.startswith(prefix) and user.count(":") == 3:
         namespace, _, name = user[len(prefix) :].partition(":")
         return f"ServiceAccount {namespace}/{name}"
-    return f'User "{user}"' if user else "the caller"
+    return f'User "{user}"'
 
 
 class MissingPermissionsError(Exception):
@@ -330,14 +312,9 @@ def _causes(status: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def error_from_status(
-    code: int,
-    status: Mapping[str, Any],
-    text: str,
-    target: ObjectRef | None,
-    request: RequestAttributes | None = None,
+    code: int, status: Mapping[str, Any], text: str, target: ObjectRef | None
 ) -> APIError:
-    """The exception for a non-retryable answer: ``status`` is the parsed ``Status`` (or ``{}``),
-    ``request`` what the authorizer saw of the request (to name a refused permission)."""
+    """The exception for a non-retryable answer: ``status`` is the parsed ``Status`` (or ``{}``)."""
     reason = str(status.get("reason") or "")
     message = str(status.get("message") or excerpt(text) or f"HTTP {code}")
     kwargs: dict[str, Any] = {
@@ -366,7 +343,7 @@ def error_from_status(
             **kwargs,
         )
     if code == 403:
-        return ForbiddenError.build(message, request, **kwargs)
+        return ForbiddenError.build(message, **kwargs)
     if code in (400, 422):
         errors = ErrorList(_field_error(c) for c in causes)
         return InvalidObjectError(message, errors, **kwargs)
