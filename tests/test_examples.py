@@ -176,15 +176,18 @@ def test_preemption_example_evicts_by_disruption_mode() -> None:
     result = run(str(EXAMPLES / "preemption.py"))
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    # a plain preemptor evicts one member of the all-mode gang; the gang takes the rest
+    # a plain preemptor evicts one member of the all-mode gang (real-apiserver-observed.md, 1a);
+    # a gang preemptor adds a whole-group unit back before a single pod of equal priority
+    # (kube-scheduler's moreImportantVictim), so it evicts a member of the single-mode gang
     assert "evicted ml/b-all-1 (by Pod ml/inference)" in out
-    assert "evicted ml/b-all-0 (by PodGroup ml/train)" in out
-    assert "a-single-0 (by" not in out and "a-single-1 (by" not in out
+    assert "evicted ml/a-single-0 (by PodGroup ml/train)" in out
+    assert "b-all-0 (by" not in out and "a-single-1 (by" not in out
     assert "inference: nominatedNodeName node-3" in out
     assert "diagnose b-all: state: Preempted" in out
-    assert "diagnose a-single: state: Scheduled" in out
-    assert "not eligible due to a terminating pod on the nominated node." in out
-    assert "bound ml/inference to node-3" in out and "bound ml/train-0 to node-2" in out
+    assert "diagnose a-single: state: Preempted" in out
+    # the first attempt's message, without a preemption suffix (observed, 1a)
+    assert "inference: PodScheduled False: 0/4 nodes are available: 4 Insufficient cpu.\n" in out
+    assert "bound ml/inference to node-3" in out and "bound ml/train-0 to node-0" in out
     assert "victims gone before binding: True" in out
 
 
