@@ -20,8 +20,8 @@ __all__ = ["validate_lease"]
 _STRATEGIES: Final = ["OldestEmulationVersion"]
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _strategy(strategy: str) -> Errs:
@@ -37,13 +37,13 @@ def validate_lease(obj: Obj) -> Errs:
     """``ValidateLeaseSpec`` (the same on create and update)."""
     spec = mapping(obj.get("spec"))
     errs: Errs = []
-    duration = spec.get("leaseDurationSeconds")
-    if _is_int(duration) and duration <= 0:
+    duration = _int(spec.get("leaseDurationSeconds"))
+    if duration is not None and duration <= 0:
         errs.append(
             invalid("spec.leaseDurationSeconds", duration, "must be greater than 0", ratchet=False)
         )
-    transitions = spec.get("leaseTransitions")
-    if _is_int(transitions) and transitions < 0:
+    transitions = _int(spec.get("leaseTransitions"))
+    if transitions is not None and transitions < 0:
         errs.append(
             invalid(
                 "spec.leaseTransitions",
