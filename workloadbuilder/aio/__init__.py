@@ -3,7 +3,8 @@
 Put the objects on a cluster and keep them right: ``preflight``, ``apply``, ``resize``,
 ``delete`` and ``reconcile``; tell what the scheduler is doing with them: ``wait_scheduled``,
 ``diagnose`` and ``audit``; read them as the server holds them: ``read_object`` and
-``list_objects``; run controllers: ``WorkQueue`` (client-go's work queue). Requests go through the caller's
+``list_objects``; run controllers: ``WorkQueue`` (client-go's work queue) and
+``LeaderElection`` (one leader among replicas, on a Lease). Requests go through the caller's
 configured ``ApiClient``; a ``Client`` keeps one core (field manager, retry policy, discovery
 cache, counters) for all of them.
 Install with ``pip install 'workloadbuilder[aio]'``.
@@ -32,6 +33,7 @@ from .errors import (
     ObjectRef,
 )
 from .events import Event
+from .leader import LeaderElection, LeaseUnavailableError, LostLeadershipError
 from .preflight import preflight
 from .ratelimit import (
     BucketRateLimiter,
@@ -67,7 +69,10 @@ __all__ = [
     "InvalidObjectError",
     "ItemExponentialFailureRateLimiter",
     "KubeconfigError",
+    "LeaderElection",
+    "LeaseUnavailableError",
     "LoopClock",
+    "LostLeadershipError",
     "MaxOfRateLimiter",
     "Member",
     "MemberProblem",
