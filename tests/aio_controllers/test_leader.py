@@ -260,3 +260,38 @@ async def test_forbidden_is_a_typed_error(fake_apiserver: FakeAPIServer) -> None
             await asyncio.wait_for(election.run(asyncio.Event().wait), 5)
         assert e.value.status == 403
         assert "Bearer" not in str(e.value) and "token" not in repr(election).lower()
+
+
+async def test_a_missing_namespace_is_a_typed_error(fake_apiserver: FakeAPIServer) -> None:
+    async with clients(fake_apiserver, 1) as (api,):
+        election = aio.LeaderElection(api, "ctrl", "nowhere", "a", **TIMES)
+        with pytest.raises(aio.LeaseUnavailableError, match="namespace exists") as caught:
+            await asyncio.wait_for(election.run(asyncio.Event().wait), 5)
+        assert caught.value.status == 404
+
+
+async def test_the_official_client_elects_too(fake_apiserver: FakeAPIServer) -> None:
+    from kubernetes.aio import config as official
+
+    api = await official.new_client_from_config(config_file=str(fake_apiserver.kubeconfig_path))
+    try:
+        election = aio.LeaderElection(api, "ctrl", "default", "official", **TIMES)
+        seen: list[bool] = []
+
+        async def lead() -> None:
+            seen.append(election.is_leader)
+            await asyncio.sleep(0.3)  # a few renewals
+
+        await asyncio.wait_for(election.run(lead), 5)
+        assert seen == [True]
+        assert lease_spec(fake_apiserver)["holderIdentity"] == ""
+        with pytest.raises(RuntimeError, match="one run"):
+            blocked = asyncio.Event()
+            first = asyncio.create_task(election.run(blocked.wait))
+            await asyncio.sleep(0)
+            try:
+                await election.run(blocked.wait)
+            finally:
+                await stop(first)
+    finally:
+        await api.close()

@@ -152,6 +152,7 @@ class LeaderElection:
         self._observed_at = 0.0  # local monotonic time the observed record last changed
         self._renewed_at = 0.0  # when the last successful write of ours was sent
         self._leading = False
+        self._running = False
         self._reported: str | None = None
 
     def __repr__(self) -> str:
@@ -179,7 +180,17 @@ class LeaderElection:
         :class:`LostLeadershipError`; an exception of ``lead()`` propagates. When ``lead()``
         ends or ``run()`` is cancelled, the Lease is released (``release_on_cancel``).
         :class:`LeaseUnavailableError` when the server does not serve Leases or forbids them.
+        One ``run()`` at a time per election; call it again after it ended to stand again.
         """
+        if self._running:
+            raise RuntimeError(f"{self!r} is already running: one run() at a time")
+        self._running = True
+        try:
+            return await self._run(lead)
+        finally:
+            self._running = False
+
+    async def _run(self, lead: Callable[[], Awaitable[_T]]) -> _T:
         try:
             await self._acquire()
         except asyncio.CancelledError:
@@ -301,7 +312,10 @@ class LeaderElection:
             self._reported = record.holder
             _log.info("Lease %s: the leader is now %r", self._ref, record.holder)
             if self._on_new_leader is not None:
-                self._on_new_leader(record.holder)
+                try:
+                    self._on_new_leader(record.holder)
+                except Exception:  # the election goes on whatever the callback does
+                    _log.exception("Lease %s: on_new_leader failed", self._ref)
 
     # -- requests -------------------------------------------------------------------------
 
