@@ -295,3 +295,18 @@ async def test_the_official_client_elects_too(fake_apiserver: FakeAPIServer) -> 
                 await stop(first)
     finally:
         await api.close()
+
+
+async def test_requests_go_through_the_clients_core(fake_apiserver: FakeAPIServer) -> None:
+    fake_apiserver.faults.add(status=503, method="GET", path="*/leases/ctrl", times=1)
+    async with clients(fake_apiserver, 1) as (api,):
+        client = aio.Client(api, "my-operator")
+        election = aio.LeaderElection(client, "ctrl", "default", "a", **TIMES)
+
+        async def lead() -> int:
+            return client.requests
+
+        sent = await asyncio.wait_for(election.run(lead), 5)
+        assert client.retries == 1  # the 503 was retried by the core's policy
+        assert sent == 3  # GET (503), GET (404), POST
+        assert lease_spec(fake_apiserver)["holderIdentity"] == ""  # released on the way out
