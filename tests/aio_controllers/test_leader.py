@@ -311,3 +311,37 @@ async def test_requests_go_through_the_clients_core(fake_apiserver: FakeAPIServe
         assert client.retries == 1  # the 503 was retried by the core's policy
         assert sent == 3  # GET (503), GET (404), POST
         assert lease_spec(fake_apiserver)["holderIdentity"] == ""  # released on the way out
+
+
+@pytest.mark.parametrize(
+    "renew_time", ["2000-01-01T00:00:00.000000Z", "2100-01-01T00:00:00.000000Z"]
+)
+async def test_expiry_is_counted_on_the_local_clock_not_the_written_renew_time(
+    fake_apiserver: FakeAPIServer, renew_time: str
+) -> None:
+    # another host, whose clock is far behind or far ahead, holds the Lease and stops renewing
+    fake_apiserver.create_object(
+        "coordination.k8s.io",
+        "v1",
+        "leases",
+        {
+            "apiVersion": "coordination.k8s.io/v1",
+            "kind": "Lease",
+            "metadata": {"name": "ctrl", "namespace": "default"},
+            "spec": {
+                "holderIdentity": "elsewhere",
+                "leaseDurationSeconds": 1,
+                "acquireTime": renew_time,
+                "renewTime": renew_time,
+                "leaseTransitions": 3,
+            },
+        },
+    )
+    async with clients(fake_apiserver, 1) as (api,):
+        election = aio.LeaderElection(api, "ctrl", "default", "a", **TIMES)
+        run = asyncio.create_task(election.run(asyncio.Event().wait))
+        await wait_for(lambda: election.leader == "elsewhere", 5)
+        took = await wait_for(lambda: election.is_leader, 5)
+        assert took > 0.7  # not at once (a stale renewTime), not never (a future one)
+        assert lease_spec(fake_apiserver)["leaseTransitions"] == 4
+        await stop(run)
