@@ -213,10 +213,14 @@ class LeaderElection:
         error = renewer.exception()
         if error is not None:
             raise error
+        holder = self.leader
+        why = (
+            f"{holder} holds it now"
+            if holder is not None and holder != self.identity
+            else f"no renewal succeeded within the renew deadline ({self.renew_deadline}s)"
+        )
         raise LostLeadershipError(
-            f"{self.identity} stopped leading Lease {self.namespace}/{self.name}: "
-            + (f"{self.leader} holds it" if self.leader != self.identity else "renewals failed")
-            + f" for {self.renew_deadline}s"
+            f"{self.identity} stopped leading Lease {self.namespace}/{self.name}: {why}"
         )
 
     # -- the loops ------------------------------------------------------------------------
