@@ -235,3 +235,29 @@ async def test_kubectl_get_leases(fake_apiserver: FakeAPIServer, tmp_path: Path)
         0,
         'lease.coordination.k8s.io "my-lock" deleted\n',
     )
+
+
+@bounded()
+async def test_put_creates_a_missing_lease_and_updates_need_a_resource_version(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    # the Lease strategy: AllowCreateOnUpdate true, AllowUnconditionalUpdate false; the
+    # Invalid error names the resource as its kind and renders the uint64 0 with %#v
+    created = await call(fake_apiserver, "PUT", f"{LEASES}/lock", lease())
+    assert created.status == 201, created.text
+    unconditional = await call(fake_apiserver, "PUT", f"{LEASES}/lock", lease(holderIdentity="b"))
+    assert unconditional.status == 422
+    status = unconditional.json()
+    assert status["message"] == (
+        'leases.coordination.k8s.io "lock" is invalid: metadata.resourceVersion:'
+        " Invalid value: 0x0: must be specified for an update"
+    )
+    assert (status["details"]["kind"], status["details"]["group"]) == (
+        "leases",
+        "coordination.k8s.io",
+    )
+    gone = created.json()
+    assert (await call(fake_apiserver, "DELETE", f"{LEASES}/lock")).status == 200
+    stale = await call(fake_apiserver, "PUT", f"{LEASES}/lock", gone)  # carries the old uid
+    assert stale.status == 409
+    assert stale.json()["message"].startswith("Precondition failed: UID in precondition:")
