@@ -195,7 +195,7 @@ async def test_a_leader_whose_renewal_stalls_stops_before_another_starts(
         run_b = asyncio.create_task(b.run(log.lead("b")))
         await wait_for(lambda: b.leader == "a", 5)
         fake_apiserver.faults.delay(3.0, method="PUT", path="*/leases/ctrl")  # a's next renewal
-        with pytest.raises(aio.LostLeadershipError, match="a stopped leading .*: no renewal"):
+        with pytest.raises(aio.LostLeadershipError, match=r"a stopped leading .*: no renewal"):
             await asyncio.wait_for(run_a, 5)
         assert not a.is_leader
         await wait_for(lambda: b.is_leader, 5)
