@@ -345,3 +345,25 @@ async def test_expiry_is_counted_on_the_local_clock_not_the_written_renew_time(
         assert took > 0.7  # not at once (a stale renewTime), not never (a future one)
         assert lease_spec(fake_apiserver)["leaseTransitions"] == 4
         await stop(run)
+
+
+async def test_a_server_pause_leaves_one_leader(fake_apiserver: FakeAPIServer) -> None:
+    log = Log()
+    async with clients(fake_apiserver, 3) as apis:
+        electors = [
+            aio.LeaderElection(api, "ctrl", "default", name, **TIMES)
+            for name, api in zip("abc", apis, strict=True)
+        ]
+        runs = [asyncio.create_task(e.run(log.lead(e.identity))) for e in electors]
+        await wait_for(lambda: len(log.leaders()) == 1, 5)
+        (first,) = log.leaders()
+        # every Lease request now stalls 1.5 s: past the renew deadline, not past the test's
+        fake_apiserver.faults.delay(1.5, path="*/leases*", times=8)
+        await wait_for(lambda: first not in log.leaders(), 5)  # the leader stepped down
+        await wait_for(lambda: len(log.leaders()) == 1 and not fake_apiserver.faults.pending, 10)
+        await asyncio.sleep(0.5)
+        assert len(log.leaders()) == 1
+        assert sum(e.is_leader for e in electors) == 1
+        for task in runs:
+            await stop(task)
+    log.assert_never_two()
