@@ -140,15 +140,14 @@ async def test_workers_share_the_keys() -> None:
             queue.done(key)
 
     workers = [asyncio.create_task(worker()) for _ in range(4)]
-    for round_ in range(3):
+    for _ in range(3):  # each round re-adds keys queued, in flight and done
         for key in range(50):
             queue.add(key)
         await settle()
-        assert round_ >= 0
     await asyncio.wait_for(queue.shut_down_with_drain(), 1)
     await asyncio.wait_for(asyncio.gather(*workers), 1)
     assert sorted(set(seen)) == list(range(50))
-    assert len(seen) <= 150
+    assert 50 <= len(seen) <= 150  # at most once per round that added it
 
 
 async def test_add_after_keeps_the_earliest_time() -> None:
