@@ -3,8 +3,10 @@
 Put the objects on a cluster and keep them right: ``preflight``, ``apply``, ``resize``,
 ``delete`` and ``reconcile``; tell what the scheduler is doing with them: ``wait_scheduled``,
 ``diagnose`` and ``audit``; read them as the server holds them: ``read_object`` and
-``list_objects``. Requests go through the caller's configured ``ApiClient``; a ``Client``
-keeps one core (field manager, retry policy, discovery cache, counters) for all of them.
+``list_objects``; run controllers: ``WorkQueue`` (client-go's work queue) and
+``LeaderElection`` (one leader among replicas, on a Lease). Requests go through the caller's
+configured ``ApiClient``; a ``Client`` keeps one core (field manager, retry policy, discovery
+cache, counters) for all of them.
 Install with ``pip install 'workloadbuilder[aio]'``.
 """
 
@@ -31,12 +33,21 @@ from .errors import (
     ObjectRef,
 )
 from .events import Event
+from .leader import LeaderElection, LeaseUnavailableError, LostLeadershipError
 from .preflight import preflight
+from .ratelimit import (
+    BucketRateLimiter,
+    ItemExponentialFailureRateLimiter,
+    MaxOfRateLimiter,
+    RateLimiter,
+    default_rate_limiter,
+)
 from .read import SchedulingKind, list_objects, read_object
 from .reconcile import ImmutableChange, ReconcileResult, reconcile
 from .reconcile_job import JOB_CONTROLLER_UID_LABEL, reconcile_job
 from .resize import DEFAULT_FIELD_MANAGER, resize
 from .wait import NotScheduledError, wait_scheduled
+from .workqueue import Clock, LoopClock, WorkQueue, WorkQueueShutDown
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
@@ -44,7 +55,9 @@ __all__ = [
     "JOB_CONTROLLER_UID_LABEL",
     "APIError",
     "ApplyError",
+    "BucketRateLimiter",
     "Client",
+    "Clock",
     "DeleteResult",
     "Event",
     "FieldConflict",
@@ -54,13 +67,20 @@ __all__ = [
     "GroupState",
     "ImmutableChange",
     "InvalidObjectError",
+    "ItemExponentialFailureRateLimiter",
     "KubeconfigError",
+    "LeaderElection",
+    "LeaseUnavailableError",
+    "LoopClock",
+    "LostLeadershipError",
+    "MaxOfRateLimiter",
     "Member",
     "MemberProblem",
     "MissingAPI",
     "MissingAPIError",
     "NotScheduledError",
     "ObjectRef",
+    "RateLimiter",
     "ReconcileResult",
     "RetryPolicy",
     "SchedulingEvent",
@@ -68,8 +88,11 @@ __all__ = [
     "Severity",
     "Terminating",
     "Verdict",
+    "WorkQueue",
+    "WorkQueueShutDown",
     "apply",
     "audit",
+    "default_rate_limiter",
     "default_retry",
     "delete",
     "diagnose",
