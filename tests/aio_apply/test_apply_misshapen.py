@@ -115,6 +115,8 @@ MISSHAPEN: list[tuple[str, str, str, Any, str]] = [
      "items[0] whose metadata.ownerReferences is a JSON object, not a list"),
     ("involvedObject a string", "events", "involvedObject", "Pod/worker-0",
      "items[0] whose involvedObject is a JSON string, not an object"),
+    ("a PodGroup without a name", "podgroups", "metadata.name", "",
+     "items[0] whose metadata.name is missing or empty"),
 ]  # fmt: skip
 
 

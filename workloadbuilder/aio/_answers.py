@@ -72,6 +72,8 @@ def checked_list(
         if not isinstance(item, Mapping):
             raise _list_error(response, what, f"items[{i}], a JSON {_json_type(item)}")
         problem = misshapen(item, resource.kind)
+        if problem is None and not (item.get("metadata") or {}).get("name"):
+            problem = "metadata.name is missing or empty"  # the API server always names it
         if problem is not None:
             got = f"items[{i}] whose {problem}"[:240]
             raise _list_error(response, what, got, not_a="")

@@ -33,7 +33,7 @@ QUANTITY: Final[_Leaf] = ("string", "integer", "number")
 ANY_OBJECT: Final[dict[str, Any]] = {}
 
 _CONDITIONS = [{"type": S, "status": S, "reason": S, "message": S, "lastTransitionTime": S}]
-_OWNER = {"apiVersion": S, "kind": S, "name": S, "uid": S, "controller": B}
+_OWNER = {"apiVersion": S, "kind": S, "name": S, "uid": S, "controller": B, "blockOwnerDeletion": B}
 _METADATA = {
     "name": S,
     "namespace": S,

@@ -15,7 +15,7 @@ from ..api.meta_v1 import OwnerReference
 from ..job import JobEvent, JobSchedulingDecision, decide_job_scheduling
 from ._ownership import controller_of
 from ._queries import get_document, list_documents
-from ._resources import POD_GROUPS, PODS, WORKLOADS, ref_of
+from ._resources import POD_GROUPS, PODS, WORKLOADS, parse, ref_of
 from ._transport import RetryPolicy, Transport, transport_for
 from .apply import create_document
 from .errors import APIError, ApplyError, ObjectRef
@@ -79,8 +79,12 @@ class _JobSync:
         await record_event(self.transport, self.owner, self.namespace, event, self.field_manager)
 
     async def decide(self, pods: Sequence[Any], gate_enabled: bool) -> JobSchedulingDecision:
-        workloads = await list_documents(self.transport, WORKLOADS, self.namespace)
-        pod_groups = await list_documents(self.transport, POD_GROUPS, self.namespace)
+        # parsed here: an object the server answers that is not a valid one is an APIError
+        # naming it (the decision would take it for an error of the caller's)
+        listed = await list_documents(self.transport, WORKLOADS, self.namespace)
+        workloads = [parse(WORKLOADS, doc) for doc in listed]
+        listed = await list_documents(self.transport, POD_GROUPS, self.namespace)
+        pod_groups = [parse(POD_GROUPS, doc) for doc in listed]
         return decide_job_scheduling(
             self.job, workloads, pod_groups, pods=pods, gate_enabled=gate_enabled
         )
