@@ -105,6 +105,8 @@ MISSHAPEN: list[tuple[str, str, str, Any, str]] = [
      "items[0] whose status is a JSON list, not an object"),
     ("a condition a string", "pods", "status.conditions", ["PodScheduled"],
      "items[0] whose status.conditions[0] is a JSON string, not an object"),
+    ("a condition null", "pods", "status.conditions", [None],
+     "items[0] whose status.conditions[0] is a JSON null, not an object"),
     ("minCount a string", "podgroups", "spec.schedulingPolicy.gang.minCount", "2",
      "items[0] whose spec.schedulingPolicy.gang.minCount is a JSON string, not an integer"),
     ("workloadRef a string", "podgroups", "spec.workloadRef", "train",

@@ -4,8 +4,9 @@ A server that answers a field with the wrong JSON type (``"metadata": "pg-a"``, 
 where ``spec.schedulingPolicy`` is an object, a condition that is a number) must give a typed
 error naming the object and the field, never an ``AttributeError`` deep in a diagnosis. Each
 kind lists the fields the helpers read, with the JSON type the API server writes for them
-(from the 1.37 OpenAPI schemas); a ``null`` is read as absent, as the API server writes a
-zero ``metav1.Time`` as ``null``. Fields not listed are not looked at.
+(from the 1.37 OpenAPI schemas); a field that is ``null`` is read as absent, as the API server
+writes a zero ``metav1.Time`` as ``null`` (an item of a list or a map that is ``null`` is not).
+Fields not listed are not looked at.
 """
 
 from __future__ import annotations
@@ -15,8 +16,22 @@ from typing import Any, Final
 
 __all__ = ["json_type", "misshapen"]
 
-_Leaf = tuple[str, ...]
-"""The JSON types a leaf may have: ``string``, ``integer``, ``number``, ``boolean``."""
+
+class _Leaf:
+    """A leaf: the JSON types it may have (``string``, ``integer``, ``number``, ``boolean``)."""
+
+    def __init__(self, *names: str) -> None:
+        self.names = names
+        found: tuple[type, ...] = ()
+        for name in names:
+            found += {"string": (str,), "integer": (int,), "number": (int, float)}.get(name, ())
+        self.types = found
+        self.boolean = "boolean" in names
+
+    def accepts(self, value: Any) -> bool:
+        if isinstance(value, bool):
+            return self.boolean
+        return isinstance(value, self.types)
 
 
 class _Map:
@@ -26,10 +41,10 @@ class _Map:
         self.values = values
 
 
-S: Final[_Leaf] = ("string",)
-N: Final[_Leaf] = ("integer",)
-B: Final[_Leaf] = ("boolean",)
-QUANTITY: Final[_Leaf] = ("string", "integer", "number")
+S: Final = _Leaf("string")
+N: Final = _Leaf("integer")
+B: Final = _Leaf("boolean")
+QUANTITY: Final = _Leaf("string", "integer", "number")
 ANY_OBJECT: Final[dict[str, Any]] = {}
 
 _CONDITIONS = [{"type": S, "status": S, "reason": S, "message": S, "lastTransitionTime": S}]
@@ -135,43 +150,51 @@ _KINDS: Final[dict[str, dict[str, Any]]] = {
 def misshapen(doc: Mapping[str, Any], kind: str) -> str | None:
     """Where ``doc`` (an object of ``kind``) has a field of the wrong JSON type, in words
     (``spec.schedulingPolicy is a JSON string, not an object``); ``None`` when none has."""
-    return _check(doc, _KINDS.get(kind, _COMMON), "")
-
-
-def _check(value: Any, shape: Any, path: str) -> str | None:
-    if value is None:
+    found = _check(doc, _KINDS.get(kind, _COMMON))
+    if found is None:
         return None
+    where, value, wanted = found
+    path = "".join(reversed(where)).lstrip(".")
+    return f"{path} is a JSON {json_type(value)}, not {wanted}"
+
+
+_Found = tuple[list[str], Any, str]
+"""Where (path segments, innermost first), the value found, and what was wanted."""
+
+
+def _check(value: Any, shape: Any) -> _Found | None:
+    """The first field of ``value`` that ``shape`` does not allow (a ``null`` field of an
+    object is absent)."""
+    if isinstance(shape, _Leaf):
+        return None if shape.accepts(value) else ([], value, _wanted(shape))
     if isinstance(shape, dict):
         if not isinstance(value, Mapping):
-            return _wrong(path, value, "an object")
-        for key, inner in shape.items():
-            found = _check(value.get(key), inner, f"{path}.{key}" if path else key)
-            if found is not None:
+            return [], value, "an object"
+        for key, item in value.items():
+            inner = shape.get(key)
+            if inner is not None and item is not None and (found := _check(item, inner)):
+                found[0].append(f".{key}")
                 return found
         return None
     if isinstance(shape, list):
         if not isinstance(value, list):
-            return _wrong(path, value, "a list")
-        for i, item in enumerate(value):
-            found = _check(item, shape[0], f"{path}[{i}]")
-            if found is not None:
+            return [], value, "a list"
+        for i, item in enumerate(value):  # a null item is not absent: it is read
+            if (found := _check(item, shape[0])) is not None:
+                found[0].append(f"[{i}]")
                 return found
         return None
-    if isinstance(shape, _Map):
-        if not isinstance(value, Mapping):
-            return _wrong(path, value, "an object")
-        for key, item in value.items():
-            found = _check(item, shape.values, f"{path}[{str(key)[:60]}]")
-            if found is not None:
-                return found
-        return None
-    if json_type(value) in shape or (json_type(value) == "integer" and "number" in shape):
-        return None
-    return _wrong(path, value, " or ".join(f"a{'n' if t[0] == 'i' else ''} {t}" for t in shape))
+    if not isinstance(value, Mapping):  # a _Map
+        return [], value, "an object"
+    for key, item in value.items():
+        if (found := _check(item, shape.values)) is not None:
+            found[0].append(f"[{str(key)[:60]}]")
+            return found
+    return None
 
 
-def _wrong(path: str, value: Any, wanted: str) -> str:
-    return f"{path} is a JSON {json_type(value)}, not {wanted}"
+def _wanted(leaf: _Leaf) -> str:
+    return " or ".join(f"a{'n' if name[0] == 'i' else ''} {name}" for name in leaf.names)
 
 
 def json_type(value: Any) -> str:
