@@ -14,7 +14,7 @@ from .._extras import require
 
 require("aio", "workloadbuilder.aio")  # before the imports that need it (ruff: E402 allowed)
 
-from ._transport import RetryPolicy, default_retry
+from ._transport import MAX_RESPONSE_BYTES, RetryPolicy, default_retry
 from .apply import DEFAULT_CONCURRENCY, apply
 from .audit import Finding, FindingKind, Severity, audit
 from .client import Client
@@ -30,7 +30,11 @@ from .errors import (
     KubeconfigError,
     MissingAPI,
     MissingAPIError,
+    NoAnswerError,
     ObjectRef,
+    ResponseTooLargeError,
+    TakenNameError,
+    UnreachableError,
 )
 from .events import Event
 from .leader import LeaderElection, LeaseUnavailableError, LostLeadershipError
@@ -53,6 +57,7 @@ __all__ = [
     "DEFAULT_CONCURRENCY",
     "DEFAULT_FIELD_MANAGER",
     "JOB_CONTROLLER_UID_LABEL",
+    "MAX_RESPONSE_BYTES",
     "APIError",
     "ApplyError",
     "BucketRateLimiter",
@@ -78,15 +83,19 @@ __all__ = [
     "MemberProblem",
     "MissingAPI",
     "MissingAPIError",
+    "NoAnswerError",
     "NotScheduledError",
     "ObjectRef",
     "RateLimiter",
     "ReconcileResult",
+    "ResponseTooLargeError",
     "RetryPolicy",
     "SchedulingEvent",
     "SchedulingKind",
     "Severity",
+    "TakenNameError",
     "Terminating",
+    "UnreachableError",
     "Verdict",
     "WorkQueue",
     "WorkQueueShutDown",
