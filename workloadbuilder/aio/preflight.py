@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, Final
 
 from ._answers import describe
 from ._resources import (
@@ -21,6 +21,28 @@ from ._transport import RetryPolicy, Transport, transport_for
 from .errors import APIError, MissingAPI, MissingAPIError
 
 __all__ = ["preflight"]
+
+GATE_STAGES: Final = {
+    "GenericWorkload": "beta",
+    "CompositePodGroup": "alpha",
+    "TopologyAwareWorkloadScheduling": "alpha",
+    "DRAWorkloadResourceClaims": "beta",
+    "PodGroupPreemptionPolicy": "alpha",
+    "WorkloadWithJob": "alpha",
+}
+"""Each gate's stage in Kubernetes 1.37, every one off by default (kube-scheduler's
+``pkg/features/kube_features.go``, and kube-apiserver's for ``WorkloadWithJob``)."""
+
+
+def _staged(missing: MissingAPI) -> MissingAPI:
+    """``missing`` with its hint led by each gate's stage: an alpha gate is a test cluster's."""
+    stages = [
+        f"{gate} is {GATE_STAGES[gate]} in 1.37, off by default"
+        for gate in missing.feature_gates
+        if gate in GATE_STAGES
+    ]
+    return replace(missing, hint="; ".join([*stages, missing.hint] if missing.hint else stages))
+
 
 _WORKLOAD_WITH_JOB = MissingAPI(
     "batch",
@@ -122,12 +144,13 @@ async def preflight(
 ) -> None:
     """Check that the cluster serves every group/version/resource ``objects`` need.
 
-    Raises ``MissingAPIError`` naming what is missing and the feature gate(s) to enable
-    (``GenericWorkload`` for Workload/PodGroup v1beta1, ``CompositePodGroup`` for
-    CompositePodGroup v1alpha3 and for a Workload with ``compositePodGroupTemplates``,
-    ``WorkloadWithJob`` for a Job with ``spec.scheduling``, which is probed with a dry-run
-    create). What is served is cached on the client core (an ``aio.Client``'s, or the one a
-    bare ``ApiClient`` gets at its first use): asked once per client, but for what was missing.
+    Raises ``MissingAPIError`` naming what is missing and the feature gate(s) to enable, each
+    with its stage in 1.37: ``GenericWorkload`` for Workload/PodGroup v1beta1,
+    ``CompositePodGroup`` for CompositePodGroup v1alpha3 and for a Workload with
+    ``compositePodGroupTemplates``, ``WorkloadWithJob`` for a Job with ``spec.scheduling``
+    (probed with a dry-run create). What is served is cached on the client core (an
+    ``aio.Client``'s, or the one a bare ``ApiClient`` gets at its first use): asked once per
+    client, but for what was missing.
     """
     await check(transport_for(api_client, retry), [as_document(o) for o in objects])
 
@@ -150,4 +173,4 @@ async def check(transport: Transport, docs: list[dict[str, Any]]) -> None:
     ):
         missing.append(_WORKLOAD_WITH_JOB)
     if missing:
-        raise MissingAPIError(missing)
+        raise MissingAPIError([_staged(m) for m in missing])
