@@ -30,6 +30,7 @@ from .metadata import (
     validate_object_meta,
     validate_object_meta_update,
 )
+from .serialized import fill_struct_zero_values
 from .workload import validate_workload, validate_workload_update
 
 SCHEDULING_GROUP: Final = "scheduling.k8s.io"
@@ -51,8 +52,10 @@ def apply_defaults(group: str, kind: str, obj: dict[str, Any], *, creating: bool
     """Fill API defaults in place (``creating``: also what only a create sets, e.g. status).
 
     A group's ``spec.disruptionMode`` becomes ``{"single": {}}`` and a new one starts with
-    ``status: {}``; Pods, Namespaces and Jobs get their core defaults (``builtin``).
+    ``status: {}``; Pods, Namespaces and Jobs get their core defaults (``builtin``); the
+    zero values a core Go struct writes though unset are filled in (``serialized``).
     """
+    fill_struct_zero_values(group, kind, obj)
     if (group, kind) == ("", "Pod"):
         default_pod(obj, creating=creating)
     elif (group, kind) == ("", "Namespace"):
