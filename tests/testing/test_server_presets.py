@@ -214,3 +214,31 @@ def test_the_standalone_server_serves_its_preset() -> None:
             api.close()
     scheduling = next(g for g in groups if g.name == "scheduling.k8s.io")
     assert [v.version for v in scheduling.versions] == ["v1"]
+
+
+@pytest.mark.fake_apiserver(preset="beta-1.37")
+async def test_without_workload_with_job_a_jobs_scheduling_is_dropped(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    """``pkg/api/job``'s ``DropDisabledFields``: the gate off, a create loses spec.scheduling
+    (before validation, so no error), as the Job strategy's PrepareForCreate does."""
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "trainer", "namespace": "default"},
+        "spec": {
+            "parallelism": 2,
+            "scheduling": {"schedulingPolicy": {"gang": {"minCount": 2}}},
+            "template": {
+                "spec": {
+                    "restartPolicy": "Never",
+                    "containers": [{"name": "main", "image": "trainer"}],
+                }
+            },
+        },
+    }
+    created = fake_apiserver.create_object("batch", "v1", "jobs", job)
+    assert "scheduling" not in created["spec"]
+    stored = fake_apiserver.get_object("batch", "v1", "jobs", "default", "trainer")
+    assert stored is not None
+    assert "scheduling" not in stored["spec"]

@@ -21,7 +21,7 @@ from .builtin import (
     validate_pod_update,
 )
 from .common import Errs, Obj, ratcheted
-from .core import validate_job, validate_pod
+from .core import drop_disabled_job_fields, validate_job, validate_pod
 from .events import default_event, validate_event
 from .groups import validate_composite_pod_group, validate_group_update, validate_pod_group
 from .metadata import (
@@ -71,6 +71,14 @@ def apply_defaults(group: str, kind: str, obj: dict[str, Any], *, creating: bool
         spec["disruptionMode"] = {"single": {}}
     if creating:
         obj["status"] = {}
+
+
+def drop_disabled_fields(
+    group: str, kind: str, obj: dict[str, Any], old: dict[str, Any] | None, gates: frozenset[str]
+) -> None:
+    """A strategy's ``PrepareForCreate``/``PrepareForUpdate``: fields of a disabled gate go."""
+    if (group, kind) == ("batch", "Job"):
+        drop_disabled_job_fields(obj, old, gates)
 
 
 def admit(group: str, kind: str, obj: dict[str, Any]) -> None:
