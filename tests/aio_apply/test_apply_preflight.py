@@ -119,3 +119,54 @@ async def test_with_the_beta_on_an_alpha_gate_is_named_alpha(fake_apiserver: Fak
         "WorkloadWithJob is alpha in 1.37, off by default; "
         "GenericWorkload is beta in 1.37, off by default"
     )
+
+
+GATED_WORKLOAD = {
+    "apiVersion": "scheduling.k8s.io/v1beta1",
+    "kind": "Workload",
+    "metadata": {"name": "trainer-wl", "namespace": NS},
+    "spec": {
+        "podGroupTemplates": [
+            {
+                "name": "workers",
+                "schedulingPolicy": {"gang": {"minCount": 2}},
+                "schedulingConstraints": {"topology": [{"key": "topology.kubernetes.io/zone"}]},
+                "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "gpus"}],
+                "preemptionPolicy": "Never",
+            }
+        ]
+    },
+}
+
+
+@pytest.mark.fake_apiserver(preset="beta-1.37", auto_create_namespaces=True)
+async def test_with_the_beta_the_alpha_fields_of_a_workload_name_their_gates(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    """Upstream's Workload validation forbids schedulingConstraints and preemptionPolicy
+    without TopologyAwareWorkloadScheduling / PodGroupPreemptionPolicy (alpha in 1.37);
+    resourceClaims' DRAWorkloadResourceClaims is beta and on in this preset."""
+    async with fake_apiserver.api_client() as api:
+        with pytest.raises(aio.MissingAPIError) as caught:
+            await aio.preflight(api, [GATED_WORKLOAD])
+    assert caught.value.feature_gates == (
+        "TopologyAwareWorkloadScheduling",
+        "PodGroupPreemptionPolicy",
+    )
+    hints = [m.hint for m in caught.value.missing]
+    assert hints == [
+        "TopologyAwareWorkloadScheduling is alpha in 1.37, off by default; the API server"
+        " refuses or drops spec.podGroupTemplates[0].schedulingConstraints without it",
+        "PodGroupPreemptionPolicy is alpha in 1.37, off by default; the API server"
+        " refuses or drops spec.podGroupTemplates[0].preemptionPolicy without it",
+    ]
+    probes = [r for r in fake_apiserver.requests if r.method == "POST"]
+    assert [r.query.get("dryRun") for r in probes] == ["All"]
+    assert fake_apiserver.list_objects("scheduling.k8s.io", "v1beta1", "workloads", NS) == []
+
+
+@pytest.mark.fake_apiserver(auto_create_namespaces=True)
+async def test_every_field_gate_on_passes(fake_apiserver: FakeAPIServer) -> None:
+    async with fake_apiserver.api_client() as api:
+        await aio.preflight(api, [GATED_WORKLOAD])
+    assert fake_apiserver.list_objects("scheduling.k8s.io", "v1beta1", "workloads", NS) == []
