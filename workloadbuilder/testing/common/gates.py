@@ -49,11 +49,6 @@ class FeatureGate:
     turns_on: str
     source: str
 
-    @property
-    def described(self) -> str:
-        """``"GenericWorkload (beta in 1.37, off by default)"``."""
-        return f"{self.name} ({self.stage} in 1.37, {'on' if self.default else 'off'} by default)"
-
 
 GATES: Final[tuple[FeatureGate, ...]] = (
     FeatureGate(
@@ -106,7 +101,6 @@ GATES: Final[tuple[FeatureGate, ...]] = (
 """The gates, in the order the documentation lists them."""
 
 FEATURE_GATES: Final[tuple[str, ...]] = tuple(g.name for g in GATES)
-_BY_NAME: Final = {g.name: g for g in GATES}
 
 BETA_SCHEDULING: Final = "scheduling.k8s.io/v1beta1"
 ALPHA_SCHEDULING: Final = "scheduling.k8s.io/v1alpha3"
@@ -198,8 +192,3 @@ def resolve_gates(
 ) -> frozenset[str]:
     """The enabled gates of ``preset`` with ``overrides`` applied."""
     return resolve(preset, overrides).gates
-
-
-def gate(name: str) -> FeatureGate:
-    """The gate called ``name`` (``KeyError`` if unknown)."""
-    return _BY_NAME[name]
