@@ -182,6 +182,33 @@ def test_the_pytest_option_sets_the_preset_the_marker_overrides_it(tmp_path: Pat
     assert "2 passed" in done.stdout
 
 
+def test_the_ini_option_sets_the_preset(tmp_path: Path) -> None:
+    (tmp_path / "pytest.ini").write_text("[pytest]\nfake_apiserver_preset = beta-1.37\n")
+    (tmp_path / "test_ini.py").write_text(
+        "async def test_ini(fake_apiserver):\n    assert fake_apiserver.preset == 'beta-1.37'\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (tmp_path / "pytest.ini").write_text("[pytest]\nfake_apiserver_preset = cluster\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert done.returncode != 0
+    assert "fake_apiserver_preset = 'cluster': use one of all, default-1.37, beta-1.37" in (
+        done.stdout + done.stderr
+    )
+
+
 def test_the_command_line_reads_preset_gates_and_versions() -> None:
     args = parser().parse_args(
         [
