@@ -238,3 +238,39 @@ async def test_a_node_always_has_its_daemon_endpoints_and_node_info(
     for node in (patched, *listed["items"]):
         assert node["status"]["daemonEndpoints"] == expected["daemonEndpoints"]
         assert set(node["status"]["nodeInfo"]) == set(info_fields)
+
+
+async def test_a_priority_class_defaults_its_preemption_policy(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    """``preemptionPolicy``: "Defaults to PreemptLowerPriority if unset" (the 1.37 schema's
+    description; upstream-1.37.md §4, ``SetDefaults_PriorityClass``)."""
+    description = json.loads((SCHEMAS / "priorityclass-scheduling-v1.json").read_text())[
+        "properties"
+    ]["preemptionPolicy"]["description"]
+    assert "Defaults to PreemptLowerPriority if unset" in description
+    created = fake_apiserver.create_object(
+        "scheduling.k8s.io",
+        "v1",
+        "priorityclasses",
+        {
+            "apiVersion": "scheduling.k8s.io/v1",
+            "kind": "PriorityClass",
+            "metadata": {"name": "hi"},
+            "value": 10,
+        },
+    )
+    assert created["preemptionPolicy"] == "PreemptLowerPriority"
+    never = fake_apiserver.create_object(
+        "scheduling.k8s.io",
+        "v1",
+        "priorityclasses",
+        {
+            "apiVersion": "scheduling.k8s.io/v1",
+            "kind": "PriorityClass",
+            "metadata": {"name": "never"},
+            "value": 10,
+            "preemptionPolicy": "Never",
+        },
+    )
+    assert never["preemptionPolicy"] == "Never"

@@ -64,6 +64,8 @@ def apply_defaults(group: str, kind: str, obj: dict[str, Any], *, creating: bool
         default_job(obj, creating=creating)
     elif (group, kind) == ("", "Event"):
         default_event(obj)
+    elif (group, kind) == (SCHEDULING_GROUP, "PriorityClass"):
+        obj.setdefault("preemptionPolicy", "PreemptLowerPriority")  # SetDefaults_PriorityClass
     if group != SCHEDULING_GROUP or kind not in _DEFAULTED_GROUPS:
         return
     spec = obj.get("spec")
