@@ -430,6 +430,9 @@ class Engine:
         opts: WriteOptions,
     ) -> Result:
         """Every write ends here: validate, skip a no-op, count the generation, then persist."""
+        rules.drop_disabled_fields(
+            rt.group, rt.kind, obj, stored.obj if stored else None, self.registry.gates
+        )
         if stored is None:
             admit_priority(self.store, rt, obj, self.registry.gates)
         self._validate(rt, stored, obj)
