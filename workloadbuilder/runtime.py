@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import pydantic
@@ -50,12 +50,13 @@ def instantiate(
 
 
 def group_names(
-    root: WorkloadItem,
+    root: WorkloadItem | Sequence[WorkloadItem],
     workload_name: str,
     *,
     name: Callable[[str, str], str] = generate_pod_group_name,
 ) -> dict[str, str]:
-    """The name of the group each item of ``root`` stamps, by item name (parents first): what
+    """The name of the group each item of ``root`` (or of several roots) stamps, by item name
+    (parents first): what
     ``instantiate()`` and ``Builder.release()`` name the PodGroups and CompositePodGroups of a
     Builder whose ``BuildOptions.name`` is ``workload_name``, given the same ``name``.
 
@@ -64,12 +65,16 @@ def group_names(
     ``set_scheduling_group(template, group_names(...)[role])``. The owner's uid is not needed:
     choose a ``workload_name`` that is unique without it (the owner's own unique name).
     """
-    if not isinstance(root, WorkloadItem):
-        raise TypeError(f"root must be a WorkloadItem, not {type(root).__name__}")
+    roots = [root] if isinstance(root, WorkloadItem) else root
+    if isinstance(roots, str | Mapping) or not isinstance(roots, Sequence) or not roots:
+        raise TypeError(f"root must be a WorkloadItem or a list of them, not {type(root).__name__}")
+    for each in roots:
+        if not isinstance(each, WorkloadItem):
+            raise TypeError(f"root must be a WorkloadItem or a list of them, not {each!r}")
     if not isinstance(workload_name, str) or not workload_name:
         raise ValueError("workload_name must be a non-empty string (the Workload's name)")
     names: dict[str, str] = {}
-    for item in root.walk():
+    for item in (item for each in roots for item in each.walk()):
         group = name(workload_name, item.name)
         if not isinstance(group, str) or not group:
             raise TypeError(

@@ -179,7 +179,7 @@ def test_group_names_are_the_names_stamped_later() -> None:
 def test_group_names_refuses_what_cannot_name_a_group() -> None:
     with pytest.raises(ValueError, match="workload_name must be a non-empty string"):
         wb.group_names(wb.leaf("a"), "")
-    with pytest.raises(TypeError, match="root must be a WorkloadItem"):
+    with pytest.raises(TypeError, match="root must be a WorkloadItem or a list of them"):
         wb.group_names({"name": "a"}, "wl")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="must return the group's name"):
         wb.group_names(wb.leaf("a"), "wl", name=lambda w, t: "")
