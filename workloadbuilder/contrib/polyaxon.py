@@ -154,7 +154,12 @@ def convert(
     wanted = _min_available(policy.min_available, total, counts, split, at, errors)
     # with a minAvailable in error the tree still checks the rest, with every pod in the gang
     roots, roles = _tree(kind, base, counts, wanted or total, priority, split, composite)
-    errors.extend(Builder(list(roots), _options()).validate())
+    # each template of the tree holds the run's one priorityClass: report it once
+    seen = {str(e) for e in errors}
+    for error in Builder(list(roots), _options()).validate():
+        if str(error) not in seen:
+            seen.add(str(error))
+            errors.append(error)
     if errors:
         return PolyaxonRun(kind, (), {}, queue, errors)
     return PolyaxonRun(kind, roots, roles, queue, errors)
