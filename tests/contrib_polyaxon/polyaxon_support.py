@@ -11,12 +11,12 @@ pytest.importorskip(
     "polyaxon", reason="Polyaxon pins kubernetes<37: .ci/run tests it in its own environment"
 )
 
-from polyaxon import settings  # noqa: E402
-from polyaxon._compiler import resolver  # noqa: E402
-from polyaxon._connections import V1Connection, V1ConnectionKind  # noqa: E402
-from polyaxon._k8s.executor.base import BaseExecutor  # noqa: E402
-from polyaxon._polyaxonfile import OperationSpecification  # noqa: E402
-from polyaxon._schemas.agent import AgentConfig  # noqa: E402
+from polyaxon import settings
+from polyaxon._compiler import resolver
+from polyaxon._connections import V1Connection, V1ConnectionKind
+from polyaxon._k8s.executor.base import BaseExecutor
+from polyaxon._polyaxonfile import OperationSpecification
+from polyaxon._schemas.agent import AgentConfig
 
 NAMESPACE = "research"
 RUN_UUID = "f0e1d2c3b4a5968778695a4b3c2d1e0f"

@@ -200,7 +200,7 @@ def test_a_run_in_error_links_and_builds_nothing() -> None:
 def test_a_kfjob_of_another_run_is_refused() -> None:
     operation, _ = convert(PYTORCH)
     _, other = convert(TF)
-    with pytest.raises(ValueError, match="kfjob has no pytorchJobSpec.replicaSpecs"):
+    with pytest.raises(ValueError, match=r"kfjob has no pytorchJobSpec\.replicaSpecs"):
         wbp.link_kfjob(other, wbp.convert(operation))
     with pytest.raises(TypeError, match="must be a V1CompiledOperation"):
         wbp.convert({"run": {}})
