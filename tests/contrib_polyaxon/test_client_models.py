@@ -9,9 +9,11 @@ sends to the API server) is the oracle of the JSON the SDK reads and writes back
 from __future__ import annotations
 
 import datetime
+import importlib
 import os
 from collections.abc import AsyncIterator, Callable
 from importlib.metadata import version
+from importlib.util import find_spec
 from typing import Any
 
 import kubernetes.client as k8s
@@ -183,3 +185,16 @@ def test_group_names_refuses_what_cannot_name_a_group() -> None:
         wb.group_names({"name": "a"}, "wl")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="must return the group's name"):
         wb.group_names(wb.leaf("a"), "wl", name=lambda w, t: "")
+
+
+def test_the_polyaxon_adapter_names_its_extra_when_polyaxon_is_missing() -> None:
+    if find_spec("polyaxon") is None:
+        hint = (
+            r"^workloadbuilder\.contrib\.polyaxon needs the \[polyaxon\] extra:"
+            r" pip install 'workloadbuilder\[polyaxon\]' \(polyaxon not installed\)$"
+        )
+        with pytest.raises(ModuleNotFoundError, match=hint):
+            importlib.import_module("workloadbuilder.contrib.polyaxon")
+    else:
+        module = importlib.import_module("workloadbuilder.contrib.polyaxon")
+        assert module.QUEUE_LABEL == "kueue.x-k8s.io/queue-name"
