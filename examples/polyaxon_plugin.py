@@ -97,8 +97,9 @@ def main(argv: list[str]) -> int:
         print("\n".join(str(e) for e in run.errors), file=sys.stderr)
         return 1
     wbp.link_kfjob(kfjob, run)  # before the KfJob exists: the templates name their groups
-    body = k8s.ApiClient().sanitize_for_serialization(kfjob)  # what the agent sends
-    # The API server's answer to creating it carries its uid: the owner of the Workload.
+    api = k8s.ApiClient()
+    body: dict[str, Any] = api.sanitize_for_serialization(kfjob)  # type: ignore[no-untyped-call]
+    # what the agent sends; the API server's answer to creating it carries its uid
     created = {**body, "metadata": {**body["metadata"], "uid": "6a1c0f52-7d3e-4f0b-9b8e"}}
     release = wbp.builder(run, created).release()
     print(to_yaml([body, *release.ordered]), end="")
