@@ -15,8 +15,10 @@ from collections.abc import Callable
 from typing import Any
 
 import kubernetes.client as k8s
+import pytest
 from polyaxon_support import MPI, NAMESPACE, PYTORCH, convert
 
+from workloadbuilder.aio import MissingAPIError
 from workloadbuilder.contrib import polyaxon as wbp
 from workloadbuilder.testing import FakeAPIServer, GangSimulator, SimNode
 
@@ -200,3 +202,27 @@ async def test_mpi_gangs_without_composites_are_independent(fake_apiserver: Fake
     roles = {name.rpartition("-")[0].rpartition("-")[2] for name in step.bound}
     assert roles in ({"launcher"}, {"worker"})  # a whole gang, never both
     assert groups(fake_apiserver, "v1alpha3", "compositepodgroups") == []
+
+
+async def test_composite_served_asks_the_cluster(fake_apiserver: FakeAPIServer) -> None:
+    async with fake_apiserver.api_client() as api:
+        assert await wbp.composite_served(api) is True
+
+
+@pytest.mark.fake_apiserver(feature_gates={"CompositePodGroup": False})
+async def test_without_the_composite_gate_the_plugin_chooses_independent_gangs(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    async with fake_apiserver.api_client() as api:
+        assert await wbp.composite_served(api) is False
+    start_run(fake_apiserver, MPI, composite=False)  # accepted: no CompositePodGroup needed
+    assert len(groups(fake_apiserver)) == 2
+
+
+@pytest.mark.fake_apiserver(feature_gates={"GenericWorkload": False, "CompositePodGroup": False})
+async def test_without_any_workload_api_the_plugin_is_told_which_gate(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    async with fake_apiserver.api_client() as api:
+        with pytest.raises(MissingAPIError, match="GenericWorkload"):
+            await wbp.composite_served(api)

@@ -217,17 +217,12 @@ async def composite_served(api_client: Any) -> bool:
     ``MissingAPIError`` when it serves no Workload API at all (``GenericWorkload``)."""
     from workloadbuilder.aio import MissingAPIError, preflight
 
-    probe = {
-        "apiVersion": "scheduling.k8s.io/v1alpha3",
-        "kind": "CompositePodGroup",
-        "metadata": {"name": "probe"},
-    }
+    groups = {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup"}
+    composites = {"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "CompositePodGroup"}
     try:
-        await preflight(api_client, [probe])
+        await preflight(api_client, [groups, composites])
     except MissingAPIError as exc:
-        if any(m.resource == "compositepodgroups" for m in exc.missing) and not any(
-            "GenericWorkload" in m.feature_gates for m in exc.missing
-        ):
+        if {m.resource for m in exc.missing} == {"compositepodgroups"}:
             return False
         raise
     return True
