@@ -186,12 +186,16 @@ async def test_an_mpi_run_is_all_or_nothing(fake_apiserver: FakeAPIServer) -> No
 
 
 async def test_an_mpi_run_fits_as_a_whole(fake_apiserver: FakeAPIServer) -> None:
-    start_run(fake_apiserver, MPI)
+    kfjob = start_run(fake_apiserver, MPI)
     simulator = GangSimulator(fake_apiserver, nodes(4))
     step = await simulator.step()
     assert len(step.bound) == 4
     (parent,) = groups(fake_apiserver, "v1alpha3", "compositepodgroups")
     assert condition(parent)[0] == "True"
+    fake_apiserver.delete_object(*KFJOBS, NAMESPACE, kfjob["metadata"]["name"])
+    await eventually(lambda: not groups(fake_apiserver, "v1alpha3", "compositepodgroups"))
+    await simulator.finish_terminating()
+    await eventually(lambda: not pods(fake_apiserver) and not groups(fake_apiserver))
 
 
 async def test_mpi_gangs_without_composites_are_independent(fake_apiserver: FakeAPIServer) -> None:
