@@ -204,3 +204,20 @@ def test_a_kfjob_of_another_run_is_refused() -> None:
         wbp.link_kfjob(other, wbp.convert(operation))
     with pytest.raises(TypeError, match="must be a V1CompiledOperation"):
         wbp.convert({"run": {}})
+
+
+def test_a_kfjob_as_json_is_linked_as_json() -> None:
+    """A plugin that holds the KfJob as JSON (as sent, or read back) links it the same way."""
+    operation, kfjob = convert(PYTORCH)
+    body = sent(kfjob)
+    run = wbp.convert(operation)
+    names = wbp.link_kfjob(body, run)
+    assert names == wbp.link_kfjob(kfjob, run)  # the same names, models or JSON
+    assert "schedulingPolicy" not in body["pytorchJobSpec"]
+    for role, replica in body["pytorchJobSpec"]["replicaSpecs"].items():
+        template = replica["template"]
+        assert template["spec"]["schedulingGroup"] == {"podGroupName": names[role]}
+        assert template["metadata"]["labels"][QUEUE] == "research"
+        assert template["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "polyaxon"
+    again = copy.deepcopy(body)
+    assert wbp.link_kfjob(again, run) == names and again == body  # linking twice changes nothing
