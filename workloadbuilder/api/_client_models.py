@@ -54,12 +54,10 @@ def plain_json(value: Any) -> Any:
         if isinstance(value, list) and all(a is b for a, b in zip(items, value, strict=True)):
             return value
         return items
-    if isinstance(value, datetime.datetime | datetime.date):
-        return value.isoformat()  # as the clients' sanitize_for_serialization writes it
     if is_openapi_model(value):
         names = type(value).attribute_map
         return {
-            names[attr]: plain_json(getattr(value, attr))
+            names[attr]: _field_json(getattr(value, attr))
             for attr in type(value).openapi_types
             if getattr(value, attr, None) is not None
         }
@@ -72,6 +70,14 @@ def plain_json(value: Any) -> Any:
         if isinstance(result, Mapping):
             return plain_json(result)
     return value
+
+
+def _field_json(value: Any) -> Any:
+    """A field of an OpenAPI-generated model: its timestamps as the client's
+    ``sanitize_for_serialization`` writes them (``isoformat()``)."""
+    if isinstance(value, datetime.datetime | datetime.date):
+        return value.isoformat()
+    return plain_json(value)
 
 
 class _Response:
