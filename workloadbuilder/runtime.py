@@ -140,7 +140,10 @@ def set_scheduling_group(pod: _Pod, pod_group: PodGroup | Mapping[str, Any] | st
         )
     check_pod_claims(pod_name, spec.get("resourceClaims") or [], group_claims)
     spec["schedulingGroup"] = {"podGroupName": group_name}
-    return _like(pod, doc)
+    linked_pod = _like(pod, doc)
+    if not isinstance(linked_pod, Mapping):
+        _check_kept(linked_pod, group_name)
+    return linked_pod
 
 
 def check_pod_claims(
@@ -199,6 +202,19 @@ def _pod_dict(pod: object) -> dict[str, Any]:
         return copy.deepcopy(doc)
     except RecursionError:
         raise ValueError("pod is nested too deeply (or is cyclic) to be a Pod") from None
+
+
+def _check_kept(linked: object, group_name: str) -> None:
+    """A client model kept the link: an older client without ``schedulingGroup`` in its
+    ``V1PodSpec`` drops it silently (its deserializer skips unknown fields)."""
+    spec = (object_json(linked, "a pod").get("spec") or {}) if linked is not None else {}
+    kept = (spec.get("schedulingGroup") or {}) if isinstance(spec, Mapping) else {}
+    if not isinstance(kept, Mapping) or kept.get("podGroupName") != group_name:
+        kind = type(linked)
+        raise TypeError(
+            f"{kind.__module__}.{kind.__name__} cannot hold spec.schedulingGroup (its client"
+            " predates the field): upgrade the client, or link the pod as a dict"
+        )
 
 
 def _like(original: _Pod, doc: dict[str, Any]) -> _Pod:

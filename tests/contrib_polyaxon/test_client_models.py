@@ -14,7 +14,7 @@ import os
 from collections.abc import AsyncIterator, Callable
 from importlib.metadata import version
 from importlib.util import find_spec
-from typing import Any
+from typing import Any, ClassVar
 
 import kubernetes.client as k8s
 import kubernetes_asyncio.client as k8s_aio
@@ -198,3 +198,23 @@ def test_the_polyaxon_adapter_names_its_extra_when_polyaxon_is_missing() -> None
     else:
         module = importlib.import_module("workloadbuilder.contrib.polyaxon")
         assert module.QUEUE_LABEL == "kueue.x-k8s.io/queue-name"
+
+
+def test_a_client_whose_pod_spec_predates_the_link_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A client older than ``spec.schedulingGroup`` (kubernetes_asyncio before 1.34's models)
+    would drop the link silently: its V1PodSpec, as such a client's, without the field."""
+
+    class OldPodSpec(k8s_aio.V1PodSpec):  # type: ignore[misc]
+        openapi_types: ClassVar[dict[str, str]] = {
+            k: v for k, v in k8s_aio.V1PodSpec.openapi_types.items() if k != "scheduling_group"
+        }
+        attribute_map: ClassVar[dict[str, str]] = {
+            k: v for k, v in k8s_aio.V1PodSpec.attribute_map.items() if k != "scheduling_group"
+        }
+
+    monkeypatch.setattr(k8s_aio.models, "V1PodSpec", OldPodSpec)
+    pod = k8s_aio.V1Pod(metadata=meta(k8s_aio), spec=pod_spec(k8s_aio))
+    with pytest.raises(TypeError, match=r"V1Pod cannot hold spec\.schedulingGroup"):
+        wb.set_scheduling_group(pod, group())
