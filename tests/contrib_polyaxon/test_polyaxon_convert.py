@@ -221,3 +221,15 @@ def test_a_kfjob_as_json_is_linked_as_json() -> None:
         assert template["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "polyaxon"
     again = copy.deepcopy(body)
     assert wbp.link_kfjob(again, run) == names and again == body  # linking twice changes nothing
+
+
+def test_a_template_already_in_another_group_leaves_the_kfjob_as_it_was() -> None:
+    operation, kfjob = convert(PYTORCH)
+    body = sent(kfjob)
+    body["pytorchJobSpec"]["replicaSpecs"]["Worker"]["template"]["spec"]["schedulingGroup"] = {
+        "podGroupName": "elsewhere"
+    }
+    before = copy.deepcopy(body)
+    with pytest.raises(ValueError, match="already belongs to PodGroup 'elsewhere'"):
+        wbp.link_kfjob(body, wbp.convert(operation))
+    assert body == before

@@ -189,12 +189,15 @@ def link_kfjob(kfjob: MutableMapping[str, Any], run: PolyaxonRun) -> dict[str, s
             f" ({', '.join(sorted(run.roles))}): pass the KfJob made of this run"
         )
     names = run.group_names(_kfjob_name(kfjob))
-    for role, replica in replicas.items():
+    linked: list[tuple[MutableMapping[str, Any], Any]] = []
+    for role, replica in replicas.items():  # every template first: an error changes nothing
         if not isinstance(replica, MutableMapping) or replica.get("template") is None:
             raise ValueError(f"kfjob's replicaSpecs[{role}] has no template")
         template = set_scheduling_group(replica["template"], names[role])
         if run.queue:
             _label(template, QUEUE_LABEL, run.queue)
+        linked.append((replica, template))
+    for replica, template in linked:
         replica["template"] = template
     spec.pop("schedulingPolicy", None)
     return names
