@@ -165,7 +165,13 @@ def test_every_option_is_reported_at_its_own_path() -> None:
         "run.schedulingPolicy.priorityClass",
     ]
     assert all("Forbidden: no native equivalent" in line for line in found[:2])
-    assert 'Invalid value: "not a queue": a valid label must be an empty string' in found[2]
+    # apimachinery's IsValidLabelValue, as kubernetes' own validation tests expect it
+    assert found[2] == (
+        'run.schedulingPolicy.queue: Invalid value: "not a queue": a valid label must be an'
+        " empty string or consist of alphanumeric characters, '-', '_' or '.', and must start"
+        " and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345',"
+        " regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+    )
     assert f'Invalid value: "Training": {SUBDOMAIN}' in found[3]
     # an error elsewhere does not hide an invalid minAvailable, nor the reverse
     both = errors_of(MPI, min_available=10, priority_class="Training")
