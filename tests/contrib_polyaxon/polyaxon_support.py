@@ -33,15 +33,12 @@ def agent() -> None:
     settings.AGENT_CONFIG = AgentConfig(namespace=NAMESPACE, artifacts_store=store)
 
 
-def compile_operation(content: str, *, resolve: bool = True) -> Any:
-    """The V1CompiledOperation of a polyaxonfile (an operation with its component), its params
-    resolved as Polyaxon's agent does before converting (unless ``resolve`` is False)."""
+def _resolved(content: str) -> tuple[Any, Any]:
+    """Polyaxon's resolver's view of the run, and the compiled operation it resolved."""
     agent()
     operation = OperationSpecification.read(content)
     compiled = OperationSpecification.compile_operation(operation)
-    if not resolve:
-        return compiled
-    _, compiled = resolver.resolve(
+    found, resolved = resolver.resolve(
         compiled_operation=compiled,
         owner_name="acme",
         project_name="vision",
@@ -51,25 +48,21 @@ def compile_operation(content: str, *, resolve: bool = True) -> Any:
         run_uuid=RUN_UUID,
         params=operation.params,
     )
-    return compiled
+    return found, resolved
+
+
+def compile_operation(content: str, *, resolve: bool = True) -> Any:
+    """The V1CompiledOperation of a polyaxonfile (an operation with its component), its params
+    resolved as Polyaxon's agent does before converting (unless ``resolve`` is False)."""
+    if resolve:
+        return _resolved(content)[1]
+    return OperationSpecification.compile_operation(OperationSpecification.read(content))
 
 
 def convert(content: str) -> tuple[Any, dict[str, Any]]:
     """The compiled operation and the KfJob Polyaxon's converter makes of it (a dict holding
     ``kubernetes.client`` models: its ``metadata`` and each replica's pod template)."""
-    agent()
-    operation = OperationSpecification.read(content)
-    compiled = OperationSpecification.compile_operation(operation)
-    found, compiled = resolver.resolve(
-        compiled_operation=compiled,
-        owner_name="acme",
-        project_name="vision",
-        project_uuid="vision",
-        run_name="train",
-        run_path=RUN_UUID,
-        run_uuid=RUN_UUID,
-        params=operation.params,
-    )
+    found, compiled = _resolved(content)
     kfjob = BaseExecutor.get_resource(
         namespace=compiled.namespace or found.namespace,
         owner_name=found.owner_name,
