@@ -41,7 +41,12 @@ WORKLOAD_CONCURRENCY = 8
 """Workloads going through their steps at once."""
 REQUEST_TIMEOUT = 1.0
 RETRY = aio.RetryPolicy(
-    attempts=10, initial_wait=0.02, max_wait=0.5, jitter=0.02, request_timeout=REQUEST_TIMEOUT
+    attempts=10,
+    initial_wait=0.02,
+    max_wait=0.5,
+    jitter=0.02,
+    request_timeout=REQUEST_TIMEOUT,
+    retry_unreachable=True,  # the restart refuses connections for a moment
 )
 RESTART_DOWNTIME = 0.3
 MAX_FAULTS_PER_TARGET = 3

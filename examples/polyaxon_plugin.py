@@ -1,134 +1,108 @@
-"""A Polyaxon-style runtime plugin: a run spec with replica specs and a scheduling policy
-converted into the tree, with every error at the run spec's own paths.
+"""A Polyaxon runtime plugin on the real package: a polyaxonfile's Kubeflow run (``mpijob``,
+``pytorchjob`` or ``tfjob``) through Polyaxon's compiler and converter, then
+``workloadbuilder.contrib.polyaxon``: the KfJob's pod templates linked to their groups before
+the KfJob exists, and the Workload and groups owned by the KfJob once it does.
 
-The run's ``schedulingPolicy`` maps field by field:
+The run's ``schedulingPolicy`` maps field by field: ``minAvailable`` (pods of the whole run)
+becomes the gangs' minimum, ``priorityClass`` the groups' priority class, ``queue`` Kueue's
+``kueue.x-k8s.io/queue-name`` label on the pod templates; ``minResources`` and
+``scheduleTimeoutSeconds`` are refused, at their own paths. Every error is at the
+polyaxonfile's path (``component.run.schedulingPolicy.minAvailable``).
 
-- ``minAvailable`` (pods of the whole run) becomes the gang minimum of the run's PodGroup;
-  unset, every replica must start together;
-- ``priorityClass`` becomes the group's priority class;
-- ``queue`` is not a scheduling field: it goes on Kueue's ``kueue.x-k8s.io/queue-name`` label;
-- ``minResources`` and ``scheduleTimeoutSeconds`` have no native equivalent and are refused
-  with a clear error rather than dropped.
-
-Usage: python examples/polyaxon_plugin.py [RUN.yaml]. Prints the Workload, the PodGroup and
-the run's pods as a YAML stream, or the errors and exits 1.
+Usage: python examples/polyaxon_plugin.py [POLYAXONFILE.yaml] [--independent]. Prints the
+KfJob as the plugin creates it, then the Workload and its groups, as a YAML stream; or the
+errors, exiting 1. ``--independent``: an mpijob's gangs without a composite (a cluster without
+the ``CompositePodGroup`` gate; a plugin asks ``composite_served(api_client)``).
+Needs the [polyaxon] extra (Polyaxon pins kubernetes<37): without it, says so and exits 0.
 """
 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-import workloadbuilder as wb
-from workloadbuilder.api.scheduling_v1alpha3 import (
-    WorkloadPodGroupGangSchedulingPolicy,
-    WorkloadPodGroupSchedulingPolicy,
-)
-from workloadbuilder.testing.fixtures import to_yaml
-
-QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
-POLICY = wb.FieldPath("spec", "schedulingPolicy")
-NO_EQUIVALENT = {
-    "minResources": "no native equivalent: the gang checks placement, not a resource floor;"
-    " use a Kueue ClusterQueue quota",
-    "scheduleTimeoutSeconds": "no native equivalent: the scheduler waits for the gang; watch"
-    " PodGroupInitiallyScheduled and give up in the plugin",
-}
-KNOWN = {"minAvailable", "queue", "priorityClass", *NO_EQUIVALENT}
+RUN_UUID = "f0e1d2c3b4a5968778695a4b3c2d1e0f"
 
 
-@dataclass(frozen=True)
-class Conversion:
-    """What the plugin makes of a run: the Builder, the labels of the run's pods, the errors."""
+def agent() -> None:
+    """What Polyaxon's agent is configured with: its namespace and artifacts store."""
+    from polyaxon import settings
+    from polyaxon._schemas.agent import AgentConfig
+    from polyaxon.schemas import V1Connection, V1ConnectionKind
 
-    builder: wb.Builder
-    pod_labels: dict[str, str]
-    errors: wb.ErrorList
-
-
-def convert(run: dict[str, Any]) -> Conversion:
-    """The run as one gang over all its replicas."""
-    spec = run.get("spec") or {}
-    policy = spec.get("schedulingPolicy") or {}
-    replicas = spec.get("replicaSpecs") or {}
-    errors = wb.ErrorList()
-    for key in sorted(set(policy) - KNOWN):
-        errors.append(wb.FieldError.forbidden(POLICY.child(key), "unknown field"))
-    for key, why in NO_EQUIVALENT.items():
-        if key in policy:
-            errors.append(wb.FieldError.forbidden(POLICY.child(key), why))
-    total = sum(int(r.get("replicas", 1)) for r in replicas.values())
-    min_available = policy.get("minAvailable", total)
-    # with replicas, validate() reports a minAvailable above them at its own path
-    root = wb.WorkloadItem(
-        run["metadata"]["name"],
-        path=POLICY,
-        default_config=wb.SchedulingConfig(priority_class_name=policy.get("priorityClass", "")),
-        input=wb.WorkloadInput(
-            policy=wb.PolicyInput(
-                pod_group_data=WorkloadPodGroupSchedulingPolicy(
-                    gang=WorkloadPodGroupGangSchedulingPolicy(min_count=min_available)
-                ),
-                field_paths={"gang.minCount": POLICY.child("minAvailable")},
-            ),
-        ),
-        replicas=total,
+    store = V1Connection(
+        name="store",
+        kind=V1ConnectionKind.HOST_PATH,
+        schema_={"hostPath": "/data", "mountPath": "/data"},
     )
-    meta = run["metadata"]
-    options = wb.BuildOptions(
-        name=wb.generate_workload_name(meta["name"], meta["uid"]),
-        namespace=meta["namespace"],
-        owner=wb.controller_ref(run),
-        allowed_policies=frozenset({wb.SchedulingPolicyOption.GANG}),
-        allowed_disruption_modes=frozenset(wb.DisruptionModeOption),
+    settings.AGENT_CONFIG = AgentConfig(namespace="research", artifacts_store=store)
+
+
+def compile_and_convert(content: str) -> tuple[Any, dict[str, Any]]:
+    """The compiled operation (params resolved) and the KfJob, as Polyaxon's agent makes them
+    (``Executor.make_and_convert``'s steps)."""
+    from polyaxon._compiler import resolver
+    from polyaxon.k8s import Executor
+    from polyaxon.polyaxonfile import OperationSpecification
+
+    agent()
+    operation = OperationSpecification.read(content)
+    compiled = OperationSpecification.compile_operation(operation)
+    found, compiled = resolver.resolve(
+        compiled_operation=compiled,
+        owner_name="acme",
+        project_name="vision",
+        project_uuid="vision",
+        run_name="horovod-train",
+        run_path=RUN_UUID,
+        run_uuid=RUN_UUID,
+        params=operation.params,
     )
-    builder = wb.Builder(root, options)
-    labels = {QUEUE_LABEL: policy["queue"]} if policy.get("queue") else {}
-    return Conversion(builder, labels, _at_run_paths(builder.validate()) + errors)
-
-
-def _at_run_paths(errors: wb.ErrorList) -> wb.ErrorList:
-    """The SDK reports the priority class at the item's path: move it to ``priorityClass``."""
-    return wb.ErrorList(
-        e.with_field(POLICY.child("priorityClass")) if e.field == str(POLICY) else e for e in errors
+    kfjob = Executor.get_resource(
+        namespace=compiled.namespace or found.namespace,
+        owner_name=found.owner_name,
+        project_name=found.project_name,
+        run_name=found.run_name,
+        run_path=found.run_path,
+        run_uuid=found.run_uuid,
+        compiled_operation=compiled,
+        connection_by_names=found.connection_by_names,
+        artifacts_store=found.artifacts_store,
+        secrets=found.secrets,
+        config_maps=found.config_maps,
+        polyaxon_sidecar=found.polyaxon_sidecar,
+        polyaxon_init=found.polyaxon_init,
     )
-
-
-def run_pods(run: dict[str, Any], conversion: Conversion, group: wb.PodGroup) -> list[Any]:
-    """One pod per replica of every replica spec, labelled and linked to the group."""
-    meta = run["metadata"]
-    pods = []
-    for role, replica in (run["spec"].get("replicaSpecs") or {}).items():
-        for i in range(int(replica.get("replicas", 1))):
-            pod = {
-                "apiVersion": "v1",
-                "kind": "Pod",
-                "metadata": {
-                    "name": f"{meta['name']}-{role}-{i}",
-                    "namespace": meta["namespace"],
-                    "labels": {"app.example.com/role": role, **conversion.pod_labels},
-                },
-                "spec": {"containers": [{"name": "pytorch", "image": "pytorch/pytorch:2"}]},
-            }
-            pods.append(wb.set_scheduling_group(pod, group))
-    return pods
+    return compiled, kfjob
 
 
 def main(argv: list[str]) -> int:
-    source = Path(argv[1]) if len(argv) > 1 else Path(__file__).with_name("polyaxon-run.yaml")
-    run = yaml.safe_load(source.read_text())
-    conversion = convert(run)
-    if conversion.errors:
-        print("\n".join(str(e) for e in conversion.errors), file=sys.stderr)
+    try:
+        from workloadbuilder.contrib import polyaxon as wbp
+    except ModuleNotFoundError as exc:
+        if exc.name != "workloadbuilder[polyaxon]":
+            raise
+        print(f"skipped: {exc}", file=sys.stderr)
+        return 0
+    import kubernetes.client as k8s
+
+    from workloadbuilder.testing.fixtures import to_yaml
+
+    args = [a for a in argv[1:] if a != "--independent"]
+    source = Path(args[0]) if args else Path(__file__).with_name("polyaxon-run.yaml")
+    operation, kfjob = compile_and_convert(source.read_text())
+    run = wbp.convert(operation, composite="--independent" not in argv, path="component.run")
+    if run.errors:
+        print("\n".join(str(e) for e in run.errors), file=sys.stderr)
         return 1
-    (group,) = wb.instantiate(conversion.builder)
-    assert isinstance(group, wb.PodGroup)
-    workload = conversion.builder.build_workload()
-    print(to_yaml([workload, group, *run_pods(run, conversion, group)]), end="")
+    wbp.link_kfjob(kfjob, run)  # before the KfJob exists: the templates name their groups
+    api = k8s.ApiClient()
+    body: dict[str, Any] = api.sanitize_for_serialization(kfjob)  # type: ignore[no-untyped-call]
+    # what the agent sends; the API server's answer to creating it carries its uid
+    created = {**body, "metadata": {**body["metadata"], "uid": "6a1c0f52-7d3e-4f0b-9b8e"}}
+    release = wbp.builder(run, created).release()
+    print(to_yaml([body, *release.ordered]), end="")
     return 0
 
 

@@ -2,9 +2,11 @@
 
 Runs a local FakeAPIServer with its GangSimulator on 4 nodes of 2 cpu. Two low-priority
 gangs are running: ``a-single`` (``disruptionMode: {single: {}}``) and ``b-all``
-(``disruptionMode: {all: {}}``). A high-priority plain pod arrives, then a high-priority
-gang. It prints who was evicted by whom, what ``workloadbuilder.aio.diagnose`` says of each
-side, and that each preemptor bound only once its victims had finished::
+(``disruptionMode: {all: {}}``). A high-priority plain pod arrives (it evicts one pod, whatever
+the victim's mode), then a high-priority gang (it keeps a whole ``all``-mode group before a
+single pod of equal priority, so it evicts a member of ``a-single``). It prints who was
+evicted by whom, what ``workloadbuilder.aio.diagnose`` says of each side, and that each
+preemptor bound only once its victims had finished::
 
     python examples/preemption.py
 """

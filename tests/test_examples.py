@@ -7,6 +7,7 @@ import os
 import shlex
 import subprocess
 import sys
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -86,51 +87,19 @@ def test_shared_claim_pods_declare_the_groups_claim_exactly() -> None:
         assert pod["spec"]["resourceClaims"] == [claim]
 
 
-def test_polyaxon_plugin_maps_the_run_spec() -> None:
-    workload, group, *pods = documents(run(str(EXAMPLES / "polyaxon_plugin.py")))
-    (template,) = workload["spec"]["podGroupTemplates"]
-    assert template["schedulingPolicy"] == {"gang": {"minCount": 5}}
-    assert template["priorityClassName"] == group["spec"]["priorityClassName"] == "training-high"
-    assert len(pods) == 5
-    for pod in pods:
-        assert pod["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "research"
-        assert pod["spec"]["schedulingGroup"]["podGroupName"] == group["metadata"]["name"]
-    assert "queue" not in str(workload) and "queue" not in str(group)
-
-
-def test_polyaxon_plugin_errors_are_at_the_run_specs_paths(tmp_path: Path) -> None:
-    text = (EXAMPLES / "polyaxon-run.yaml").read_text()
-    text = text.replace("minAvailable: 5", "minAvailable: 0").replace(
-        "    priorityClass: training-high",
-        "    priorityClass: Training\n    minResources: {cpu: 8}\n    scheduleTimeoutSeconds: 60",
-    )
-    (tmp_path / "run.yaml").write_text(text)
-    result = run(str(EXAMPLES / "polyaxon_plugin.py"), str(tmp_path / "run.yaml"))
-    assert result.returncode == 1
-    lines = result.stderr.splitlines()
-    assert [line.split(": ")[0] for line in lines] == [
-        "spec.schedulingPolicy.minAvailable",
-        "spec.schedulingPolicy.priorityClass",
-        "spec.schedulingPolicy.minResources",
-        "spec.schedulingPolicy.scheduleTimeoutSeconds",
-    ]
-    # upstream's messages: gang minCount minimum, priorityClassName a DNS subdomain
-    assert lines[0].endswith("Invalid value: 0: must be greater than or equal to 1")
-    assert 'Invalid value: "Training": a lowercase RFC 1123 subdomain' in lines[1]
-    assert all("no native equivalent" in line for line in lines[2:])
-
-
-def test_polyaxon_plugin_refuses_more_than_the_replicas(tmp_path: Path) -> None:
-    text = (
-        (EXAMPLES / "polyaxon-run.yaml").read_text().replace("minAvailable: 5", "minAvailable: 6")
-    )
-    (tmp_path / "run.yaml").write_text(text)
-    result = run(str(EXAMPLES / "polyaxon_plugin.py"), str(tmp_path / "run.yaml"))
-    assert result.returncode == 1
-    assert result.stderr.strip() == (
-        "spec.schedulingPolicy.minAvailable: Invalid value: 6: must be no more than the 5"
-        " replicas the controller creates: the gang can never form"
-    )
+def test_polyaxon_plugin_names_its_extra_where_polyaxon_is_not_installed() -> None:
+    """Polyaxon pins kubernetes<37: the example runs in tests/contrib_polyaxon's environment
+    (.ci/run); here it says what it needs and stops cleanly."""
+    result = run(str(EXAMPLES / "polyaxon_plugin.py"))
+    if find_spec("polyaxon") is None:
+        assert (result.returncode, result.stdout) == (0, "")
+        assert result.stderr.strip() == (
+            "skipped: workloadbuilder.contrib.polyaxon needs the [polyaxon] extra:"
+            " pip install 'workloadbuilder[polyaxon]' (polyaxon not installed)"
+        )
+    else:
+        kinds = [d["kind"] for d in yaml.safe_load_all(result.stdout)]
+        assert kinds == ["KfJob", "Workload", "CompositePodGroup", "PodGroup", "PodGroup"]
 
 
 def test_standalone_gang_prints_the_pod_group() -> None:
@@ -176,15 +145,18 @@ def test_preemption_example_evicts_by_disruption_mode() -> None:
     result = run(str(EXAMPLES / "preemption.py"))
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    # a plain preemptor evicts one member of the all-mode gang; the gang takes the rest
+    # a plain preemptor evicts one member of the all-mode gang (real-apiserver-observed.md, 1a);
+    # a gang preemptor adds a whole-group unit back before a single pod of equal priority
+    # (kube-scheduler's moreImportantVictim), so it evicts a member of the single-mode gang
     assert "evicted ml/b-all-1 (by Pod ml/inference)" in out
-    assert "evicted ml/b-all-0 (by PodGroup ml/train)" in out
-    assert "a-single-0 (by" not in out and "a-single-1 (by" not in out
+    assert "evicted ml/a-single-0 (by PodGroup ml/train)" in out
+    assert "b-all-0 (by" not in out and "a-single-1 (by" not in out
     assert "inference: nominatedNodeName node-3" in out
     assert "diagnose b-all: state: Preempted" in out
-    assert "diagnose a-single: state: Scheduled" in out
-    assert "not eligible due to a terminating pod on the nominated node." in out
-    assert "bound ml/inference to node-3" in out and "bound ml/train-0 to node-2" in out
+    assert "diagnose a-single: state: Preempted" in out
+    # the first attempt's message, without a preemption suffix (observed, 1a)
+    assert "inference: PodScheduled False: 0/4 nodes are available: 4 Insufficient cpu.\n" in out
+    assert "bound ml/inference to node-3" in out and "bound ml/train-0 to node-0" in out
     assert "victims gone before binding: True" in out
 
 

@@ -49,7 +49,7 @@ if TYPE_CHECKING:  # every name loads on first use (PEP 562), its module with it
     )
     from .migration import MigrationFinding, MigrationResult, migrate
     from .naming import generate_pod_group_name, generate_workload_name
-    from .runtime import RuntimeObjects, instantiate, set_scheduling_group
+    from .runtime import RuntimeObjects, group_names, instantiate, set_scheduling_group
     from .shorthands import basic, composite, gang, leaf
 
 __all__ = [
@@ -100,6 +100,7 @@ __all__ = [
     "gang",
     "generate_pod_group_name",
     "generate_workload_name",
+    "group_names",
     "instantiate",
     "job_builder",
     "job_pod_group",
@@ -153,7 +154,7 @@ _LAZY_MODULES = {
     ),
     "job.rules": ("validate_job",),
     "migration": ("MigrationFinding", "MigrationResult", "migrate"),
-    "runtime": ("RuntimeObjects", "instantiate", "set_scheduling_group"),
+    "runtime": ("RuntimeObjects", "group_names", "instantiate", "set_scheduling_group"),
 }
 _LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in names}
 

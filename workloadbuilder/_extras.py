@@ -10,6 +10,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "aio": ("kubernetes_asyncio", "aiohttp", "tenacity"),
     "testing": ("aiohttp", "kubernetes_asyncio"),
     "cli": ("typer", "rich", "kubernetes_asyncio", "aiohttp", "tenacity"),
+    "polyaxon": ("polyaxon",),
 }
 """Each extra of the package and the top-level modules it installs."""
 

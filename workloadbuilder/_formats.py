@@ -12,6 +12,7 @@ __all__ = [
     "dns_subdomain_errors",
     "is_dns_subdomain",
     "label_key_errors",
+    "label_value_errors",
 ]
 
 DNS1123_LABEL_MAX_LENGTH = 63
@@ -142,3 +143,23 @@ def path_segment_name_errors(value: str) -> list[str]:
     if value in (".", ".."):
         return [f"may not be '{value}'"]
     return [f"may not contain '{c}'" for c in ("/", "%") if c in value]
+
+
+_LABEL_VALUE = f"({_QUALIFIED})?"
+_LABEL_VALUE_RE = re.compile(_LABEL_VALUE)
+_LABEL_VALUE_MESSAGE = _regex_message(
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or"
+    " '.', and must start and end with an alphanumeric character",
+    ("MyValue", "my_value", "12345"),
+    _LABEL_VALUE,
+)
+
+
+def label_value_errors(value: str) -> list[str]:
+    """Problems of ``value`` as a label value (apimachinery's ``IsValidLabelValue``)."""
+    errors = []
+    if byte_length(value) > 63:
+        errors.append("must be no more than 63 bytes")
+    if not _LABEL_VALUE_RE.fullmatch(value):
+        errors.append(_LABEL_VALUE_MESSAGE)
+    return errors

@@ -276,6 +276,32 @@ def _check_field_path_key(kind: type[BlockInput], key: object) -> None:
         )
 
 
+ITEM_FIELDS: tuple[str, ...] = ("name", "priorityClassName")
+"""The template fields of an item that ``WorkloadItem.field_paths`` can place."""
+
+
+def _item_field_paths(name: str, given: object) -> Mapping[str, FieldPath]:
+    if not isinstance(given, Mapping):
+        raise TypeError(
+            f"field_paths of {name!r} maps a template field ({', '.join(ITEM_FIELDS)}) to a"
+            f" path, not {type(given).__name__}"
+        )
+    if not given:
+        return _NO_FIELD_PATHS
+    mapped: dict[str, FieldPath] = {}
+    for key in sorted(given, key=str):
+        if key not in ITEM_FIELDS:
+            raise ValueError(
+                f"field_paths key {key!r} of {name!r} is not a template field of an item;"
+                f" allowed: {', '.join(repr(k) for k in ITEM_FIELDS)}"
+            )
+        path = as_path(given[key])
+        if path is None:
+            raise TypeError(f"field_paths[{key!r}] of {name!r} must be a FieldPath or a string")
+        mapped[key] = path
+    return MappingProxyType(mapped)
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class WorkloadItem:
     """One role of the controller's workload: a PodGroupTemplate, or a composite of children.
@@ -284,7 +310,9 @@ class WorkloadItem:
     below it); ``default_config`` is the controller's default, overridden field by field by
     ``input``, then adjusted by ``callbacks`` in order. ``replicas`` is how many pods the
     controller creates for a leaf, when it knows: ``validate()`` then reports a gang
-    ``minCount`` above it (a gang that can never form).
+    ``minCount`` above it (a gang that can never form). ``field_paths`` maps the item's own
+    template fields, ``"name"`` and ``"priorityClassName"``, to the controller's field each
+    comes from, where that is not ``path`` itself: their errors are reported there.
     """
 
     name: str
@@ -294,11 +322,13 @@ class WorkloadItem:
     callbacks: tuple[SchedulingConfigFunc, ...] = ()
     children: tuple[WorkloadItem, ...] = ()
     replicas: int | None = None
+    field_paths: Mapping[str, FieldPath] = field(default_factory=dict)
     _hash: int | None = field(default=None, init=False, repr=False)
 
     def _own(self) -> tuple[object, ...]:
         return (
-            self.name, self.path, self.default_config, self.input, self.callbacks, self.replicas
+            self.name, self.path, self.default_config, self.input, self.callbacks, self.replicas,
+            tuple(self.field_paths.items()),
         )  # fmt: skip
 
     def __eq__(self, other: object) -> bool:
@@ -345,6 +375,7 @@ class WorkloadItem:
                 )
         object.__setattr__(self, "callbacks", callbacks)
         object.__setattr__(self, "children", children)
+        object.__setattr__(self, "field_paths", _item_field_paths(self.name, self.field_paths))
         if self.replicas is not None:
             if isinstance(self.replicas, bool) or not isinstance(self.replicas, int):
                 raise TypeError(

@@ -68,9 +68,19 @@ class Locations:
         return path.child(field) if item.path is None and field else path
 
     def field(self, item: WorkloadItem, name: str) -> FieldPath:
-        """A template field of ``item`` (its name, its priorityClassName): the item's own
-        ``path`` when it has one, else the field of its template."""
+        """A template field of ``item`` (its name, its priorityClassName): where the item's
+        ``field_paths`` place it, else the item's own ``path`` when it has one, else the field
+        of its template."""
+        placed = item.field_paths.get(name)
+        if placed is not None:
+            return placed
         return item.path if item.path is not None else self.of(item).child(name)
+
+    def option(self, item: WorkloadItem, name: str) -> FieldPath:
+        """Where a rule over the whole tree reports ``item``'s template field ``name``: where
+        the item's ``field_paths`` place it, else the item's path."""
+        placed = item.field_paths.get(name)
+        return placed if placed is not None else self.of(item)
 
 
 class _NoPath(FieldPath):
@@ -104,6 +114,9 @@ class _NoLocations(Locations):
         return _NO_PATH
 
     def field(self, item: WorkloadItem, name: str) -> FieldPath:
+        return _NO_PATH
+
+    def option(self, item: WorkloadItem, name: str) -> FieldPath:
         return _NO_PATH
 
 

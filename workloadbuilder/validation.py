@@ -503,7 +503,9 @@ def _tree_rules(
         if first is None:
             first = config.priority_class_name
         elif config.priority_class_name != first:
-            errors.append(FieldError.invalid(where.of(item), None, PRIORITY_MESSAGE))
+            errors.append(
+                FieldError.invalid(where.option(item, "priorityClassName"), None, PRIORITY_MESSAGE)
+            )
             break
     return errors
 

@@ -33,7 +33,10 @@ async def test_200_pod_groups_exactly_once_through_every_fault() -> None:
         restarter = asyncio.create_task(restart_midway())
         # Every other request fails: an unlucky object can meet the throttle on many attempts
         # in a row (100 of them, each a coin toss), so allow more attempts than the default.
-        patient = aio.RetryPolicy(attempts=30, initial_wait=0.01, max_wait=0.05, jitter=0.01)
+        # The restart refuses connections for a moment: retried only when the policy says so.
+        patient = aio.RetryPolicy(
+            attempts=30, initial_wait=0.01, max_wait=0.05, jitter=0.01, retry_unreachable=True
+        )
         applied = await aio.apply(api, groups, field_manager="ctl", retry=patient)
         await restarter
 

@@ -100,6 +100,10 @@ def printing(answer: Any) -> str:
 MISSING_PLUGIN = {"apiVersion": "v1", "command": "/nonexistent/wb-plugin"}
 FAILS = f"import sys\nprint({PLUGIN_SECRET!r}, file=sys.stderr)\nsys.exit(3)\n"
 GARBAGE = f"import os\nprint('token:', {PLUGIN_SECRET!r}, os.environ['PLUGIN_SECRET'])\n"
+FLOODS = (  # the credential, then output without end: stopped past the 1 MiB limit
+    f"import json, sys\nsys.stdout.write(json.dumps({CREDENTIAL!r}))\n"
+    "while True:\n    sys.stdout.write(' ' * 65536)\n"
+)
 OTHER_VERSION = printing({**CREDENTIAL, "apiVersion": "v0"})
 NO_TOKEN = printing({**CREDENTIAL, "status": {"expirationTimestamp": PLUGIN_SECRET}})
 HTTPS_CLUSTER = {
@@ -151,6 +155,8 @@ BROKEN: list[tuple[str, Any, str | None, str]] = [
      "exited with code 3 (its output is not shown"),
     ("exec plugin prints garbage", lambda tmp: with_exec(tmp, GARBAGE), None,
      "did not print an ExecCredential"),
+    ("exec plugin prints without end", lambda tmp: with_exec(tmp, FLOODS), None,
+     "printed more than 1048576 bytes ("),
     ("exec plugin answers another apiVersion", lambda tmp: with_exec(tmp, OTHER_VERSION), None,
      "answered apiVersion 'v0', not 'client.authentication.k8s.io/v1beta1'"),
     ("exec plugin without a token", lambda tmp: with_exec(tmp, NO_TOKEN), None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from apply_support import ALLOW_ALL, NS, OWNER, SCHEDULING, release_builder
 
 import workloadbuilder as wb
@@ -88,7 +89,10 @@ async def test_objects_controlled_by_another_owner_are_left_alone(
                 **ALLOW_ALL,
             ),
         )
-        result = await aio.reconcile(api, clash, field_manager="trainjob-controller")
+        with pytest.raises(aio.TakenNameError) as caught:
+            await aio.reconcile(api, clash, field_manager="trainjob-controller")
+    result = caught.value.result
+    assert caught.value.controller is not None and "another-uid" in caught.value.controller
     assert result.created == ()
     assert [r.kind for r in result.foreign] == ["Workload"]
     assert result.skipped and "not controlled by TrainJob resnet" in result.skipped

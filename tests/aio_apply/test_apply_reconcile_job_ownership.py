@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from apply_support import NS, SCHEDULING
 from test_apply_reconcile_job import job, stored
 
@@ -44,7 +45,14 @@ async def test_a_workload_name_someone_else_holds_gives_failed_workload_create(
     name = wb.generate_workload_name("trainer", created_job["metadata"]["uid"])
     theirs = fake_apiserver.create_object(SCHEDULING, "v1beta1", "workloads", byo_workload(name))
     async with fake_apiserver.api_client() as api:
-        result = await aio.reconcile_job(api, created_job)
+        with pytest.raises(aio.TakenNameError) as caught:  # the Job controller returns it
+            await aio.reconcile_job(api, created_job)
+    error, result = caught.value, caught.value.result
+    assert error.target == aio.ObjectRef("Workload", NS, name) and error.controller is None
+    assert (error.status, error.reason) == (409, "AlreadyExists")
+    assert str(error).startswith(
+        f"Workload {NS}/{name} exists and is not controlled by Job trainer: it has no controller"
+    )
     [live] = stored(fake_apiserver, "workloads")
     assert live["metadata"]["resourceVersion"] == theirs["metadata"]["resourceVersion"]
     assert "ownerReferences" not in live["metadata"]
@@ -56,6 +64,37 @@ async def test_a_workload_name_someone_else_holds_gives_failed_workload_create(
         f'Failed to create Workload for Job trainer: workloads.scheduling.k8s.io "{name}"'
         " already exists"
     )
+
+
+async def test_a_pod_group_name_another_controller_holds_is_a_typed_error(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    created_job = fake_apiserver.create_object("batch", "v1", "jobs", job())
+    workload = wb.generate_workload_name("trainer", created_job["metadata"]["uid"])
+    name = wb.generate_pod_group_name(workload, "trainer-pgt-0")
+    other = {"apiVersion": "example.com/v1", "kind": "Other", "name": "x", "uid": "0ther-uid"}
+    owners = [{**other, "controller": True}]
+    group = {
+        "apiVersion": "scheduling.k8s.io/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": NS, "ownerReferences": owners},
+        "spec": {
+            "schedulingPolicy": {"gang": {"minCount": 4}},
+            "workloadRef": {"workloadName": workload, "templateName": "trainer-pgt-0"},
+        },
+    }
+    theirs = fake_apiserver.create_object(SCHEDULING, "v1beta1", "podgroups", group)
+    async with fake_apiserver.api_client() as api:
+        with pytest.raises(aio.TakenNameError) as caught:
+            await aio.reconcile_job(api, created_job)
+    error, result = caught.value, caught.value.result
+    assert error.target == aio.ObjectRef("PodGroup", NS, name)
+    assert error.controller == "Other x (uid 0ther-uid)"
+    assert f"PodGroup {NS}/{name} exists and is not controlled by Job trainer" in str(error)
+    assert [r.kind for r in result.created] == ["Workload"]
+    assert [e.reason for e in result.events] == ["WorkloadCreated"]
+    [live] = stored(fake_apiserver, "podgroups")
+    assert live["metadata"]["resourceVersion"] == theirs["metadata"]["resourceVersion"]
 
 
 async def test_a_byo_workload_without_controller_is_ignored_and_the_job_gets_its_own(

@@ -19,6 +19,7 @@ import asyncio
 import copy
 from typing import Any
 
+import pytest
 from apply_support import ALLOW_ALL, NS, OWNER, SCHEDULING, release_builder
 
 import workloadbuilder as wb
@@ -56,7 +57,16 @@ async def test_a_workload_name_held_by_another_controller_is_never_taken_over(
         SCHEDULING, "v1beta1", "workloads", someone_elses(desired, OTHER)
     )
     async with fake_apiserver.api_client() as api:
-        result = await aio.reconcile(api, builder, field_manager="trainjob-controller")
+        with pytest.raises(aio.TakenNameError) as caught:  # the Job controller returns it
+            await aio.reconcile(api, builder, field_manager="trainjob-controller")
+    error, result = caught.value, caught.value.result
+    assert error.target == aio.ObjectRef("Workload", NS, name)
+    assert error.controller == "Other x (uid 0ther-uid)"
+    assert (error.status, error.reason) == (409, "AlreadyExists")
+    assert str(error).startswith(
+        f"Workload {NS}/{name} exists and is not controlled by TrainJob resnet: Other x (uid"
+        " 0ther-uid) controls it. Delete or rename it, then reconcile again"
+    )
     [live] = stored(fake_apiserver, "workloads")
     assert live["metadata"]["resourceVersion"] == theirs["metadata"]["resourceVersion"]
     assert live["metadata"]["ownerReferences"] == theirs["metadata"]["ownerReferences"]
@@ -77,7 +87,10 @@ async def test_an_orphan_is_adopted_only_when_asked(fake_apiserver: FakeAPIServe
     desired = builder.build_workload().to_dict()
     fake_apiserver.create_object(SCHEDULING, "v1beta1", "workloads", someone_elses(desired, None))
     async with fake_apiserver.api_client() as api:
-        refused = await aio.reconcile(api, builder, field_manager="ctl")
+        with pytest.raises(aio.TakenNameError) as caught:
+            await aio.reconcile(api, builder, field_manager="ctl")
+        refused = caught.value.result
+        assert caught.value.controller is None
         assert [e.reason for e in refused.events] == ["FailedWorkloadCreate"]
         assert refused.skipped and "pass adopt=True" in refused.skipped
         [live] = stored(fake_apiserver, "workloads")
@@ -105,7 +118,9 @@ async def test_an_orphan_naming_another_owner_cannot_be_adopted(
         SCHEDULING, "v1beta1", "workloads", someone_elses(desired, None)
     )
     async with fake_apiserver.api_client() as api:
-        result = await aio.reconcile(api, builder, field_manager="ctl", adopt=True)
+        with pytest.raises(aio.TakenNameError) as caught:
+            await aio.reconcile(api, builder, field_manager="ctl", adopt=True)
+    result = caught.value.result
     assert result.adopted == () and result.created == () and len(result.foreign) == 1
     assert result.skipped and "cannot be adopted" in result.skipped
     [live] = stored(fake_apiserver, "workloads")
@@ -122,7 +137,12 @@ async def test_a_group_name_held_by_another_controller_is_left_alone(
         SCHEDULING, "v1beta1", "podgroups", someone_elses(leaf, OTHER)
     )
     async with fake_apiserver.api_client() as api:
-        result = await aio.reconcile(api, builder, field_manager="ctl")
+        with pytest.raises(aio.TakenNameError) as caught:
+            await aio.reconcile(api, builder, field_manager="ctl")
+    result = caught.value.result
+    assert caught.value.target == aio.ObjectRef("PodGroup", NS, leaf["metadata"]["name"])
+    assert caught.value.controller == "Other x (uid 0ther-uid)"
+    assert result.workload is not None and result.skipped
     assert [r.kind for r in result.created] == ["Workload"]  # the groups are not started
     assert [r.name for r in result.foreign] == [leaf["metadata"]["name"]]
     [live] = [g for g in stored(fake_apiserver, "podgroups")]
@@ -289,7 +309,9 @@ async def test_an_orphan_group_is_adopted_only_when_asked(fake_apiserver: FakeAP
         fake_apiserver.patch_object(
             SCHEDULING, "v1beta1", "podgroups", NS, name, {"metadata": {"ownerReferences": None}}
         )  # the owner's reference removed by hand: an orphan
-        left = await aio.reconcile(api, builder, field_manager="ctl", new_execution=False)
+        with pytest.raises(aio.TakenNameError, match="pass adopt=True") as caught:
+            await aio.reconcile(api, builder, field_manager="ctl", new_execution=False)
+        left = caught.value.result
         assert [r.name for r in left.foreign] == [name] and left.adopted == ()
         taken = await aio.reconcile(api, builder, field_manager="ctl", adopt=True)
     assert [r.name for r in taken.adopted] == [name] and taken.foreign == ()

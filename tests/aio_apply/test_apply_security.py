@@ -11,6 +11,7 @@ import sys
 import traceback
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -117,10 +118,16 @@ async def test_no_credential_in_logs_exceptions_or_reprs(
         url = gone.url
     api = await aio.new_client(write_kubeconfig(tmp_path, url), context=context)
     try:
-        with pytest.raises(aio.APIError) as unreachable:
+        with pytest.raises(aio.UnreachableError) as unreachable:  # refused: not retried
             await aio.preflight(api, gang_pod_groups(1), retry=FAST)
         texts += everything_said(unreachable.value)
-        assert "still failing after 2 attempts" in str(unreachable.value)
+        assert "was refused - did you specify the right host or port?" in str(unreachable.value)
+        with pytest.raises(aio.APIError) as retried:
+            await aio.preflight(
+                api, gang_pod_groups(1), retry=replace(FAST, retry_unreachable=True)
+            )
+        texts += everything_said(retried.value)
+        assert "still failing after 2 attempts" in str(retried.value)
     finally:
         await api.close()
     texts += [r.getMessage() for r in caplog.records]

@@ -92,7 +92,18 @@ UNFOLLOWABLE: list[tuple[str, list[bytes], str]] = [
     ("an object that is not an object", [event("MODIFIED", "pg-0000")], "not a watch event"),
     ("an unknown type", [event("EXPLODED", group())], "not a watch event"),
     ("larger than the line limit", [OVERSIZE], "an event larger than the client's line limit"),
-]
+    # ObjectMeta is an object, resourceVersion a string, conditions a list of objects (1.37)
+    ("metadata that is not an object", [event("MODIFIED", {"metadata": "pg-a"})],
+     "a MODIFIED event whose object.metadata is a JSON string, not an object"),
+    ("a resourceVersion that is a number",
+     [event("MODIFIED", {**group(), "metadata": {"name": NAME, "resourceVersion": 11}})],
+     "object.metadata.resourceVersion is a JSON integer, not a string"),
+    ("a condition that is not an object",
+     [event("MODIFIED", {**group(), "status": {"conditions": ["True"]}})],
+     "object.status.conditions[0] is a JSON string, not an object"),
+    ("a bookmark whose metadata is a list", [event("BOOKMARK", {"metadata": ["10"]})],
+     "a BOOKMARK event whose object.metadata is a JSON list, not an object"),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(

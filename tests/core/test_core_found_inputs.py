@@ -78,7 +78,9 @@ def test_a_malformed_pod_group_is_a_build_error_naming_its_fields() -> None:
     fields = sorted(e.field for e in caught.value.errors)
     assert fields == ["spec.resourceClaims[0].name", "spec.schedulingPolicy"]
     with pytest.raises(TypeError, match="pod_group must be a PodGroup"):
-        wb.set_scheduling_group(pod(), "g")  # type: ignore[arg-type]
+        wb.set_scheduling_group(pod(), 42)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="not a valid PodGroup name"):
+        wb.set_scheduling_group(pod(), "Not_A_Name")
 
 
 V1ALPHA2 = "scheduling.k8s.io/v1alpha2"

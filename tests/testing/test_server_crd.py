@@ -132,10 +132,12 @@ async def test_a_created_definition_is_established_then_its_kind_is_served(
 ) -> None:
     assert (await call(fake_apiserver, "GET", "/apis/training.example.com/v1")).status == 404
     created = await install(fake_apiserver, RUN_CRD)
-    # the create answer: defaults applied, names not accepted yet, the storage version stored
+    # the create answer: defaults applied, names not accepted yet, the storage version stored;
+    # `conditions` is null (apiextensions/v1 `Conditions ... json:"conditions"`, no omitempty)
     assert created["spec"]["names"]["listKind"] == "TrainingRunList"
     assert created["spec"]["conversion"] == {"strategy": "None"}
     assert created["status"] == {
+        "conditions": None,
         "acceptedNames": {"plural": "", "kind": ""},
         "storedVersions": ["v1"],
     }

@@ -3,8 +3,10 @@
 Put the objects on a cluster and keep them right: ``preflight``, ``apply``, ``resize``,
 ``delete`` and ``reconcile``; tell what the scheduler is doing with them: ``wait_scheduled``,
 ``diagnose`` and ``audit``; read them as the server holds them: ``read_object`` and
-``list_objects``. Requests go through the caller's configured ``ApiClient``; a ``Client``
-keeps one core (field manager, retry policy, discovery cache, counters) for all of them.
+``list_objects``; run controllers: ``WorkQueue`` (client-go's work queue) and
+``LeaderElection`` (one leader among replicas, on a Lease). Requests go through the caller's
+configured ``ApiClient``; a ``Client`` keeps one core (field manager, retry policy, discovery
+cache, counters) for all of them.
 Install with ``pip install 'workloadbuilder[aio]'``.
 """
 
@@ -12,7 +14,7 @@ from .._extras import require
 
 require("aio", "workloadbuilder.aio")  # before the imports that need it (ruff: E402 allowed)
 
-from ._transport import RetryPolicy, default_retry
+from ._transport import MAX_RESPONSE_BYTES, RetryPolicy, default_retry
 from .access import RequestAttributes, Rule
 from .apply import DEFAULT_CONCURRENCY, apply
 from .audit import Finding, FindingKind, Severity, audit
@@ -31,25 +33,41 @@ from .errors import (
     MissingAPI,
     MissingAPIError,
     MissingPermissionsError,
+    NoAnswerError,
     ObjectRef,
+    ResponseTooLargeError,
+    TakenNameError,
+    UnreachableError,
 )
 from .events import Event
+from .leader import LeaderElection, LeaseUnavailableError, LostLeadershipError
 from .permissions import VERBS, Permissions, required_rules
 from .preflight import preflight
+from .ratelimit import (
+    BucketRateLimiter,
+    ItemExponentialFailureRateLimiter,
+    MaxOfRateLimiter,
+    RateLimiter,
+    default_rate_limiter,
+)
 from .read import SchedulingKind, list_objects, read_object
 from .reconcile import ImmutableChange, ReconcileResult, reconcile
 from .reconcile_job import JOB_CONTROLLER_UID_LABEL, reconcile_job
 from .resize import DEFAULT_FIELD_MANAGER, resize
 from .wait import NotScheduledError, wait_scheduled
+from .workqueue import Clock, LoopClock, WorkQueue, WorkQueueShutDown
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
     "DEFAULT_FIELD_MANAGER",
     "JOB_CONTROLLER_UID_LABEL",
+    "MAX_RESPONSE_BYTES",
     "VERBS",
     "APIError",
     "ApplyError",
+    "BucketRateLimiter",
     "Client",
+    "Clock",
     "DeleteResult",
     "Event",
     "FieldConflict",
@@ -60,26 +78,40 @@ __all__ = [
     "GroupState",
     "ImmutableChange",
     "InvalidObjectError",
+    "ItemExponentialFailureRateLimiter",
     "KubeconfigError",
+    "LeaderElection",
+    "LeaseUnavailableError",
+    "LoopClock",
+    "LostLeadershipError",
+    "MaxOfRateLimiter",
     "Member",
     "MemberProblem",
     "MissingAPI",
     "MissingAPIError",
     "MissingPermissionsError",
+    "NoAnswerError",
     "NotScheduledError",
     "ObjectRef",
     "Permissions",
+    "RateLimiter",
     "ReconcileResult",
     "RequestAttributes",
+    "ResponseTooLargeError",
     "RetryPolicy",
     "Rule",
     "SchedulingEvent",
     "SchedulingKind",
     "Severity",
+    "TakenNameError",
     "Terminating",
+    "UnreachableError",
     "Verdict",
+    "WorkQueue",
+    "WorkQueueShutDown",
     "apply",
     "audit",
+    "default_rate_limiter",
     "default_retry",
     "delete",
     "diagnose",

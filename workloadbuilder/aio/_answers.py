@@ -2,7 +2,9 @@
 
 A proxy, a broken API server or an attacker can answer 200 with anything. Each check raises
 an ``APIError`` (with the answer's HTTP status) naming the object asked for and what came
-back, so nothing else is ever taken as that object, and no pydantic error escapes.
+back, so nothing else is ever taken as that object, and no pydantic error escapes. The fields
+the helpers read must have their JSON types (``_shapes``): an object whose ``metadata`` is a
+string is refused here, with the field, not met later as an ``AttributeError``.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any, NoReturn
 
 from ._resources import Resource, ref_of
+from ._shapes import json_type, misshapen
 from ._transport import Response
 from .errors import APIError, ObjectRef, excerpt
 
@@ -36,12 +39,17 @@ def checked_object(
     body = response.body
     if not isinstance(body, Mapping):
         _refuse(response, target, action, describe(response))
+    if not isinstance(body.get("metadata") or {}, Mapping):
+        _misshapen(response, target, action, f"an object whose {misshapen(body, resource.kind)}")
     got = ref_of(body)
     if (got.kind, got.api_version) != (resource.kind, resource.api_version):
         other = f"{got.kind or 'an object without a kind'} ({got.api_version or 'no apiVersion'})"
         _refuse(response, target, action, f"a {other}"[:160])
     if (got.namespace, got.name) != (target.namespace, target.name):
         _refuse(response, target, action, f"{got}"[:160])
+    problem = misshapen(body, resource.kind)
+    if problem is not None:
+        _misshapen(response, target, action, f"{got} whose {problem}"[:240])
     return dict(body)
 
 
@@ -63,6 +71,12 @@ def checked_list(
     for i, item in enumerate(items):
         if not isinstance(item, Mapping):
             raise _list_error(response, what, f"items[{i}], a JSON {_json_type(item)}")
+        problem = misshapen(item, resource.kind)
+        if problem is None and not (item.get("metadata") or {}).get("name"):
+            problem = "metadata.name is missing or empty"  # the API server always names it
+        if problem is not None:
+            got = f"items[{i}] whose {problem}"[:240]
+            raise _list_error(response, what, got, not_a="")
     meta = body.get("metadata")
     if meta is not None and not isinstance(meta, Mapping):
         raise _list_error(response, what, f"metadata that is a JSON {_json_type(meta)}")
@@ -78,14 +92,23 @@ def _refuse(response: Response, target: ObjectRef, action: str, got: str) -> NoR
     )
 
 
-def _list_error(response: Response, what: str, got: str) -> APIError:
+def _misshapen(response: Response, target: ObjectRef, action: str, got: str) -> NoReturn:
+    raise APIError(
+        f"{action} {target}: the server answered HTTP {response.status} with {got};"
+        " nothing of it was used",
+        status=response.status,
+        target=target,
+    )
+
+
+def _list_error(response: Response, what: str, got: str, not_a: str = ", not a list") -> APIError:
     return APIError(
-        f"{what}: the server answered HTTP {response.status} with {got}, not a list;"
+        f"{what}: the server answered HTTP {response.status} with {got}{not_a};"
         " nothing of it was used",
         status=response.status,
     )
 
 
 def _json_type(value: Any) -> str:
-    names = {list: "list", dict: "object", str: "string", bool: "boolean", type(None): "null"}
-    return names.get(type(value), "number")
+    found = json_type(value)
+    return "number" if found == "integer" else found

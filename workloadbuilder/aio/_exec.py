@@ -17,10 +17,13 @@ from typing import Any
 
 from .errors import KubeconfigError
 
-__all__ = ["EXEC_TIMEOUT", "run_exec_plugin"]
+__all__ = ["EXEC_OUTPUT_LIMIT", "EXEC_TIMEOUT", "run_exec_plugin"]
 
 EXEC_TIMEOUT = 60.0
 """Seconds an exec credential plugin may take before it is killed."""
+EXEC_OUTPUT_LIMIT = 1 << 20
+"""The most an exec credential plugin may print (1 MiB): an ExecCredential (a token, or a
+client certificate and key) is a few KiB; a plugin that prints more is killed."""
 
 
 async def run_exec_plugin(
@@ -42,14 +45,15 @@ async def run_exec_plugin(
             env=env,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,  # never shown: it may quote the credential
             start_new_session=True,
         )
     except OSError as exc:
         raise KubeconfigError(f"{plugin} cannot be started: {exc.strerror}") from None
     try:
         async with asyncio.timeout(timeout):
-            out, _ = await process.communicate()
+            out = await _read_output(process, plugin)
+            await process.wait()
     except TimeoutError:
         raise KubeconfigError(
             f"{plugin} did not answer within {timeout:g}s and was stopped"
@@ -64,6 +68,23 @@ async def run_exec_plugin(
             " hold a credential; run the command yourself to see it)"
         )
     return _status(out, api_version, plugin)
+
+
+async def _read_output(process: asyncio.subprocess.Process, plugin: str) -> bytes:
+    """Everything the plugin prints, up to ``EXEC_OUTPUT_LIMIT``; ``KubeconfigError`` (the
+    plugin is then killed by the caller) when it prints more."""
+    assert process.stdout is not None
+    chunks: list[bytes] = []
+    size = 0
+    while chunk := await process.stdout.read(1 << 16):
+        size += len(chunk)
+        if size > EXEC_OUTPUT_LIMIT:
+            raise KubeconfigError(
+                f"{plugin} printed more than {EXEC_OUTPUT_LIMIT} bytes ({size} so far; an"
+                " ExecCredential is a few KiB) and was stopped"
+            )
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _status(out: bytes, api_version: str, plugin: str) -> Mapping[str, Any]:

@@ -10,6 +10,7 @@ a 201 is never lost and every error body is parsed here.
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping, Sequence
@@ -29,15 +30,24 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
-from .errors import APIError, ObjectRef, error_from_status, excerpt
+from .errors import (
+    APIError,
+    ObjectRef,
+    ResponseTooLargeError,
+    UnreachableError,
+    error_from_status,
+    excerpt,
+)
 
 __all__ = [
+    "MAX_RESPONSE_BYTES",
     "Counters",
     "Discovery",
     "Response",
     "RetryPolicy",
     "Transport",
     "default_retry",
+    "read_body",
     "transport_for",
 ]
 
@@ -47,6 +57,11 @@ _T = TypeVar("_T")
 JSON = "application/json"
 APPLY_PATCH = "application/apply-patch+yaml"
 MERGE_PATCH = "application/merge-patch+json"
+
+MAX_RESPONSE_BYTES = 64 << 20
+"""The largest response body read (64 MiB, after decompression): over twenty times
+kube-apiserver's 3 MiB limit on a request body, so any object and any page of a list
+(``limit=500``) of scheduling objects fits; a larger answer is a ``ResponseTooLargeError``."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +74,11 @@ class RetryPolicy:
     ``attempts`` counts every try of one request; ``request_timeout`` bounds each try
     (seconds, the whole answer included; ``None``: unbounded), so a server that never answers
     holds one call for at most about ``attempts * request_timeout`` plus the waits.
+
+    A connection that cannot be made (refused, a host name that does not resolve, no route) is
+    an ``UnreachableError`` at once, as client-go returns it: the address or the network is
+    wrong, and the caller's requeue is the place to try again. ``retry_unreachable=True``
+    retries it like a dropped connection (a server that is restarting).
     """
 
     attempts: int = 10
@@ -67,6 +87,7 @@ class RetryPolicy:
     jitter: float = 0.1
     max_retry_after: float = 30.0
     request_timeout: float | None = 30.0
+    retry_unreachable: bool = False
 
     def __post_init__(self) -> None:
         if self.attempts < 1:
@@ -190,6 +211,51 @@ def _is_retryable_connection_error(exc: BaseException) -> bool:
     if isinstance(exc, aiohttp.ClientSSLError | aiohttp.ServerFingerprintMismatch):
         return False  # a certificate problem does not heal by retrying
     return isinstance(exc, aiohttp.ClientConnectionError | asyncio.TimeoutError)
+
+
+def _unreachable(exc: aiohttp.ClientConnectorError, method: str, path: str) -> UnreachableError:
+    """No connection could be made, in kubectl's words where it has them."""
+    where = f"{exc.host}:{exc.port}"
+    if isinstance(exc, aiohttp.ClientConnectorDNSError):
+        said = f"Unable to connect to the server: the host name {exc.host!r} does not resolve"
+    elif exc.os_error.errno == errno.ECONNREFUSED:
+        said = (
+            f"The connection to the server {where} was refused - did you specify the right"
+            " host or port?"
+        )
+    else:
+        why = exc.os_error.strerror or type(exc.os_error).__name__
+        said = f"Unable to connect to the server {where}: {why}"
+    return UnreachableError(f"{said} ({method} {path})")
+
+
+async def read_body(
+    resp: aiohttp.ClientResponse, method: str, path: str, limit: int = MAX_RESPONSE_BYTES
+) -> bytes:
+    """The response's body, at most ``limit`` bytes; ``ResponseTooLargeError`` beyond."""
+    declared = resp.content_length
+    if declared is not None and declared > limit:
+        raise _too_large(resp, method, path, f"Content-Length {declared} bytes", declared, limit)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in resp.content.iter_any():
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(resp, method, path, f"{size} bytes received so far", size, limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_large(
+    resp: aiohttp.ClientResponse, method: str, path: str, said: str, size: int, limit: int
+) -> ResponseTooLargeError:
+    return ResponseTooLargeError(
+        f"{method} {path}: the answer (HTTP {resp.status}) is larger than the {limit} byte"
+        f" limit on a response body ({said}); nothing of it was used",
+        size=size,
+        limit=limit,
+        status=resp.status,
+    )
 
 
 @dataclass
@@ -342,8 +408,18 @@ class Transport:
         timeout = self.retry.request_timeout
         try:
             async with self._open(method, path, list(query), headers, body, timeout) as resp:
-                status, resp_headers, raw = resp.status, resp.headers, await resp.read()
+                raw = await read_body(resp, method, path)
+                status, resp_headers = resp.status, resp.headers
+        except ResponseTooLargeError as exc:
+            exc.target = target
+            raise
         except Exception as exc:
+            if isinstance(exc, aiohttp.ClientConnectorError) and not isinstance(
+                exc, aiohttp.ClientSSLError
+            ):
+                if not self.retry.retry_unreachable:
+                    raise _unreachable(exc, method, path) from None
+                raise _Retryable(f"{type(exc).__name__} talking to {self.host}") from None
             if _is_retryable_connection_error(exc):
                 raise _Retryable(f"{type(exc).__name__} talking to {self.host}") from None
             if isinstance(exc, aiohttp.ClientError):

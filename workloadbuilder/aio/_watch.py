@@ -1,7 +1,8 @@
 """Watch streams through the :class:`Transport`: the events after a resourceVersion.
 
 The stream is not trusted: a line that is not JSON, an event that is not an object, one larger
-than the client reads as a line, or one of an unknown type ends the stream with a ``RELIST``
+than the client reads as a line, one of an unknown type, or one whose object has a field the
+helpers read of the wrong JSON type (``"metadata": "pg-a"``) ends the stream with a ``RELIST``
 event (an event may have been lost, so the caller reads the state again); an event about
 another object than the one watched is skipped. Each is logged at WARNING.
 """
@@ -18,7 +19,8 @@ import aiohttp
 from aiohttp.http_exceptions import LineTooLong
 
 from ._resources import Resource
-from ._transport import Transport
+from ._shapes import misshapen
+from ._transport import Transport, read_body
 from .errors import ObjectRef, excerpt
 
 __all__ = ["RELIST", "WatchEvent", "about", "watch_events"]
@@ -71,7 +73,7 @@ async def watch_events(
             path, query=query, timeout=timeout_seconds + _SLACK
         ) as response:
             if response.status != 200:
-                yield await _refused(response)
+                yield await _refused(response, path)
                 return
             while True:
                 try:
@@ -88,6 +90,10 @@ async def watch_events(
                     text = excerpt(line.decode("utf-8", "replace"), 80)
                     yield _relist(path, f"a line that is not a watch event: {text!r}")
                     return
+                problem = _misshapen(event, resource)
+                if problem is not None:
+                    yield _relist(path, f"a {event.type} event whose {problem}")
+                    return
                 if name is not None and not _about(event, resource, name, namespace):
                     _log.warning(
                         "watch %s: skipped a %s event about another object (%s)",
@@ -101,9 +107,10 @@ async def watch_events(
         return
 
 
-async def _refused(response: aiohttp.ClientResponse) -> WatchEvent:
-    """An answer other than a stream, as an ``ERROR`` event with its ``Status``."""
-    text = (await response.read()).decode("utf-8", "replace")
+async def _refused(response: aiohttp.ClientResponse, path: str) -> WatchEvent:
+    """An answer other than a stream, as an ``ERROR`` event with its ``Status`` (the body read
+    up to the limit on a response body)."""
+    text = (await read_body(response, "GET", path)).decode("utf-8", "replace")
     try:
         status = json.loads(text)
     except ValueError:
@@ -130,6 +137,15 @@ def _decode(line: bytes) -> WatchEvent | None:
         code = found.get("code")
         found["code"] = code if isinstance(code, int) and not isinstance(code, bool) else 0
     return WatchEvent(str(kind), found)
+
+
+def _misshapen(event: WatchEvent, resource: Resource) -> str | None:
+    """Where the event's object has a field of the wrong JSON type (an ``ERROR``'s ``Status``
+    is read as numbers and strings already)."""
+    if event.type == "ERROR":
+        return None
+    problem = misshapen(event.object, resource.kind)
+    return None if problem is None else f"object.{problem}"
 
 
 def _about(event: WatchEvent, resource: Resource, name: str, namespace: str) -> bool:

@@ -25,7 +25,11 @@ __all__ = [
     "MissingAPI",
     "MissingAPIError",
     "MissingPermissionsError",
+    "NoAnswerError",
     "ObjectRef",
+    "ResponseTooLargeError",
+    "TakenNameError",
+    "UnreachableError",
 ]
 
 
@@ -157,6 +161,49 @@ class MissingPermissionsError(Exception):
 
 def _unquote(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text)
+
+
+class UnreachableError(APIError):
+    """No connection to the API server could be made: it refused the connection, its host name
+    does not resolve, or no route leads to it (``status`` 0).
+
+    Not retried by default, as client-go does not: the server's address or the network is
+    wrong, and a controller's own requeue with backoff is the place to try again (or set
+    ``RetryPolicy(retry_unreachable=True)``).
+    """
+
+
+class NoAnswerError(APIError, TimeoutError):
+    """The API server did not answer within the call's timeout, so nothing is known of the
+    object (``status`` 0). Also a ``TimeoutError``."""
+
+
+class ResponseTooLargeError(APIError):
+    """An answer larger than the limit on a response body (``limit``, in bytes); ``size`` is
+    its ``Content-Length``, or the bytes received when it stopped. Nothing of it was used."""
+
+    def __init__(self, message: str, *, size: int, limit: int, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.size = size
+        self.limit = limit
+
+
+class TakenNameError(APIError):
+    """An object the owner needs exists under its name and the owner does not control it
+    (409 ``AlreadyExists`` on create), so reconciling cannot go on.
+
+    ``target`` is the object, ``controller`` who controls it (``"Job other (uid ...)"``, or
+    ``None`` when nothing does), ``result`` what the reconcile found and did before it stopped.
+    Delete or rename the object (or, for an object without a controller, adopt it), then
+    reconcile again: as the Job controller returns the error so that its sync is retried.
+    """
+
+    def __init__(
+        self, message: str, *, controller: str | None, result: Any = None, **kwargs: Any
+    ) -> None:
+        super().__init__(message, **kwargs)
+        self.controller = controller
+        self.result = result
 
 
 class KubeconfigError(ValueError):

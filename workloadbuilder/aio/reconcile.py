@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from ..api.meta_v1 import OwnerReference
 from ..api.scheduling_v1beta1 import Workload
@@ -24,7 +24,7 @@ from ._queries import list_documents
 from ._resources import COMPOSITE_POD_GROUPS, POD_GROUPS, WORKLOADS, parse, ref_of, resource_of
 from ._transport import RetryPolicy, Transport, transport_for
 from .apply import apply_documents, create_document
-from .errors import APIError, ApplyError, ObjectRef
+from .errors import APIError, ApplyError, ObjectRef, TakenNameError
 from .events import (
     COMPOSITE_POD_GROUP_CREATED,
     FAILED_WORKLOAD_COMPILATION,
@@ -38,7 +38,7 @@ from .events import (
 from .preflight import check, served_resources
 from .resize import patch_spec, template_patch
 
-__all__ = ["ImmutableChange", "ReconcileResult", "reconcile"]
+__all__ = ["ImmutableChange", "ReconcileResult", "held_why", "reconcile", "taken_name"]
 
 _ROUNDS = 5  # list-and-create rounds, as client-go's retry.DefaultRetry (5 steps)
 _MESSAGE_LIMIT = 1024  # what an events.k8s.io/v1 Event note holds
@@ -52,7 +52,8 @@ class ReconcileResult:
     created); ``created`` what this call created (each object once, however many reconciles
     run at the same time), ``resized`` the gang ``minCount`` it changed, ``adopted`` the
     objects without a controller it adopted (``adopt=True``); ``foreign`` the objects with the
-    owner's names that it left alone (another owner's, or an orphan not adopted); ``immutable``
+    owner's names that it left alone (another owner's, or an orphan not adopted: the result of
+    a ``TakenNameError``, which is raised then); ``immutable``
     each change of the tree that a live object cannot take (field, live and desired value,
     why); ``skipped`` why nothing (more) was managed, if so; ``errors`` the tree's validation
     errors (nothing is created then); ``events`` the events recorded on the owner.
@@ -68,6 +69,51 @@ class ReconcileResult:
     skipped: str | None = None
     errors: ErrorList = field(default_factory=ErrorList)
     events: tuple[Event, ...] = ()
+
+
+def taken_name(
+    holder: Mapping[str, Any],
+    owner_text: str,
+    why: str,
+    result: ReconcileResult,
+    error: APIError | None = None,
+) -> TakenNameError:
+    """The error for an object the owner needs that exists under its name and that the owner
+    does not control: it names the object, its controller and what to do."""
+    ref = ref_of(holder)
+    controller = controller_of(holder)
+    held_by = _owner_text(controller) if controller is not None else None
+    more = len(result.foreign) - 1
+    also = f" (and {more} more object(s) with this execution's names)" if more > 0 else ""
+    return TakenNameError(
+        f"{ref} exists and is not controlled by {owner_text}: {why}{also}. Delete or rename"
+        " it, then reconcile again",
+        controller=held_by,
+        result=result,
+        status=error.status if error is not None else 409,
+        reason=error.reason if error is not None else "AlreadyExists",
+        status_body=error.status_body if error is not None else None,
+        target=ref,
+    )
+
+
+def _owner_text(ref: Mapping[str, Any]) -> str:
+    """``Kind name (uid ...)`` of an owner reference."""
+    kind, name = ref.get("kind") or "an owner", ref.get("name") or "without a name"
+    return f"{kind} {name} (uid {ref.get('uid') or 'unknown'})"
+
+
+def held_why(holder: Mapping[str, Any], adoptable: bool) -> str:
+    """Why ``holder`` is not the owner's: who controls it, or why it is not adopted."""
+    controller = controller_of(holder)
+    if controller is not None:
+        return f"{_owner_text(controller)} controls it"
+    if not adoptable:
+        return (
+            "it has no controller, and cannot be adopted: its spec.controllerRef (immutable)"
+            " names another owner"
+        )
+    return "it has no controller; pass adopt=True to adopt it"
 
 
 def _refers_to(doc: Mapping[str, Any], owner: OwnerReference) -> bool:
@@ -196,7 +242,7 @@ class _Reconciler:
                     return adopted, False
                 continue  # it changed meanwhile: look again
             if taken is not None and holder is not None:
-                return await self._taken(holder, taken)
+                await self._taken(holder, taken)
             if not new_execution:
                 return self.result(skipped="not a new execution: nothing is created")
             try:
@@ -226,18 +272,15 @@ class _Reconciler:
         """The Job controller's ``FailedWorkloadCreate`` message: the server's own words."""
         return f"Failed to create Workload for {self.owner_text}: {error.message}"
 
-    async def _taken(self, holder: Mapping[str, Any], error: APIError) -> ReconcileResult:
+    async def _taken(self, holder: Mapping[str, Any], error: APIError) -> NoReturn:
+        """``FailedWorkloadCreate`` with the server's message, then ``TakenNameError``: as
+        the Job controller returns the error, so that the sync is retried with backoff."""
         await self.event("Warning", FAILED_WORKLOAD_CREATE, self._create_failed(error))
         ref = ref_of(holder)
-        if controller_of(holder) is not None:
-            why = "another owner controls it"
-        elif not self._adoptable(holder):
-            why = "it has no controller, and cannot be adopted: its spec.controllerRef (immutable)"
-            why += " names another owner"
-        else:
-            why = "it has no controller; pass adopt=True to adopt it"
+        why = held_why(holder, self._adoptable(holder))
         skipped = f"Workload {ref.name} exists and is not controlled by {self.owner_text}: {why}"
-        return self.result(foreign=(ref,), skipped=skipped)
+        result = self.result(foreign=(ref,), skipped=skipped)
+        raise taken_name(holder, self.owner_text, why, result, error)
 
     async def _report_changes(self, changes: Sequence[ImmutableChange]) -> None:
         """Record what cannot reach a live object: in the result and as a Warning event."""
@@ -285,6 +328,7 @@ class _Reconciler:
         in_use: dict[ObjectRef, dict[str, Any]] = {}
         foreign: list[ObjectRef] = []
         missing: list[dict[str, Any]] = []
+        holders: dict[ObjectRef, dict[str, Any]] = {}
         for _ in range(_ROUNDS):
             existing = await self._list_groups()
             in_use, foreign, missing = {}, [], []
@@ -296,12 +340,14 @@ class _Reconciler:
                     missing.append(doc)
                 elif refers.get("workloadName") != name:
                     foreign.append(ref)
+                    holders[ref] = found
                 elif controlled_by(found, self.owner.uid):
                     in_use[ref] = found
                 elif self.adopt and controller_of(found) is None:
                     orphans.append(found)
                 else:
                     foreign.append(ref)
+                    holders[ref] = found
             if orphans:
                 await self._adopt_groups(orphans)
                 continue  # look again, with the adopted groups in use
@@ -323,9 +369,18 @@ class _Reconciler:
             skipped = "not a new execution: missing groups are not created"
         elif missing:
             skipped = "the groups kept appearing and going away; reconcile again later"
-        return self.result(
+        result = self.result(
             workload=workload, objects=objects, foreign=tuple(foreign), skipped=skipped
         )
+        if foreign:
+            holder = holders[foreign[0]]
+            refers = (holder.get("spec") or {}).get("workloadRef") or {}
+            if refers.get("workloadName") != name:
+                why = f"it belongs to Workload {refers.get('workloadName') or '(none)'}"
+            else:
+                why = held_why(holder, adoptable=True)
+            raise taken_name(holder, self.owner_text, why, result)
+        return result
 
     async def _adopt_groups(self, orphans: Sequence[dict[str, Any]]) -> None:
         for doc in orphans:
@@ -401,14 +456,17 @@ async def reconcile(
     first, then the groups, recording ``WorkloadCreated`` / ``PodGroupCreated`` on the owner);
     it always keeps gang ``minCount`` of the Workload's templates and of the PodGroups in sync
     with the tree. Objects are created (201), never applied over: a name another owner or a
-    person holds gives ``FailedWorkloadCreate`` with the API server's message (Workload) and is
-    left alone (``foreign``). An object with the owner's names but no controller reference is
-    adopted only with ``adopt=True`` (a Workload only if its ``spec.controllerRef`` names the
-    owner). Any other change of the tree a live object cannot take is returned in
-    ``immutable`` and recorded as an ``ImmutableChangeNotApplied`` Warning. It creates nothing
-    when several Workloads match, and records ``FailedWorkloadCompilation`` (tree errors,
-    returned in ``errors``) or ``FailedWorkloadCreate`` (then raises the ``ApplyError``) on
-    failure. Running it again changes nothing. ``field_manager`` is required unless
+    person holds is left alone and raises ``TakenNameError`` (naming the object and its
+    controller; its ``result`` says what was done before), after ``FailedWorkloadCreate`` with
+    the API server's message for a Workload: as the Job controller returns the error, so that
+    the caller's requeue tries again once the name is free. An object with the owner's names
+    but no controller reference is adopted only with ``adopt=True`` (a Workload only if its
+    ``spec.controllerRef`` names the owner). Any other change of the tree a live object
+    cannot take is returned in ``immutable`` and recorded as an ``ImmutableChangeNotApplied``
+    Warning. It creates nothing when several Workloads match, and records
+    ``FailedWorkloadCompilation`` (tree errors, returned in ``errors``) or
+    ``FailedWorkloadCreate`` (then raises the ``ApplyError``) on failure. Running it again
+    changes nothing. ``field_manager`` is required unless
     ``api_client`` is an ``aio.Client`` (then it defaults to the client's).
     """
     transport = transport_for(api_client, retry)

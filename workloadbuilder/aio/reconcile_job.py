@@ -13,13 +13,14 @@ from typing import Any
 
 from ..api.meta_v1 import OwnerReference
 from ..job import JobEvent, JobSchedulingDecision, decide_job_scheduling
-from ._queries import list_documents
-from ._resources import POD_GROUPS, PODS, WORKLOADS, ref_of
+from ._ownership import controller_of
+from ._queries import get_document, list_documents
+from ._resources import POD_GROUPS, PODS, WORKLOADS, parse, ref_of
 from ._transport import RetryPolicy, Transport, transport_for
 from .apply import create_document
 from .errors import APIError, ApplyError, ObjectRef
 from .events import Event, record_event
-from .reconcile import ReconcileResult
+from .reconcile import ReconcileResult, held_why, taken_name
 from .resize import patch_spec
 
 __all__ = ["JOB_CONTROLLER_UID_LABEL", "reconcile_job"]
@@ -78,8 +79,12 @@ class _JobSync:
         await record_event(self.transport, self.owner, self.namespace, event, self.field_manager)
 
     async def decide(self, pods: Sequence[Any], gate_enabled: bool) -> JobSchedulingDecision:
-        workloads = await list_documents(self.transport, WORKLOADS, self.namespace)
-        pod_groups = await list_documents(self.transport, POD_GROUPS, self.namespace)
+        # parsed here: an object the server answers that is not a valid one is an APIError
+        # naming it (the decision would take it for an error of the caller's)
+        listed = await list_documents(self.transport, WORKLOADS, self.namespace)
+        workloads = [parse(WORKLOADS, doc) for doc in listed]
+        listed = await list_documents(self.transport, POD_GROUPS, self.namespace)
+        pod_groups = [parse(POD_GROUPS, doc) for doc in listed]
         return decide_job_scheduling(
             self.job, workloads, pod_groups, pods=pods, gate_enabled=gate_enabled
         )
@@ -107,11 +112,11 @@ class _JobSync:
     async def run(self, pods: Sequence[Any], gate_enabled: bool) -> ReconcileResult:
         """Decide, create what the decision says, decide again. A create answered
         ``AlreadyExists`` is decided again too: the object is the Job's (made by a concurrent
-        sync) or another's, which is left alone (``FailedWorkloadCreate`` for a Workload, with
-        the API server's message, as the Job controller records it)."""
+        sync) or another's, which is left alone: ``FailedWorkloadCreate`` for a Workload, with
+        the API server's message, as the Job controller records it, then ``TakenNameError``,
+        as the Job controller returns the error so that its sync is retried."""
         decision = await self.decide(pods, gate_enabled)
         taken: dict[str, APIError] = {}
-        foreign: tuple[ObjectRef, ...] = ()
         for _ in range(_ROUNDS):
             if decision.event is not None:
                 await self.event(decision.event)
@@ -121,11 +126,9 @@ class _JobSync:
             doc = want.to_dict()
             ref = ref_of(doc)
             if ref.kind in taken:  # still missing after AlreadyExists: another holds the name
-                if ref.kind == "Workload":
-                    message = taken[ref.kind].message
-                    await self.event(JobEvent.failed_workload_create(self.name, message))
-                foreign = (ref,)
-                break
+                await self.refuse_taken(ref, taken.pop(ref.kind), decision)
+                decision = await self.decide(pods, gate_enabled)  # it went away: again
+                continue
             refused = await self.create(doc)
             if refused is not None:
                 taken[ref.kind] = refused
@@ -134,15 +137,18 @@ class _JobSync:
             else:
                 await self.event(JobEvent.pod_group_created(ref.name, self.name))
             decision = await self.decide(pods, gate_enabled)
-        if not foreign:
-            await self.settle_counts(decision)
-        workload = decision.workload
+        await self.settle_counts(decision)
+        return self.result(decision)
+
+    def result(
+        self, decision: JobSchedulingDecision, foreign: tuple[ObjectRef, ...] = ()
+    ) -> ReconcileResult:
         group = decision.pod_group
         skipped = None if group is not None else decision.message
         if foreign:
             skipped = f"{foreign[0]} exists and is not controlled by Job {self.name}"
         return ReconcileResult(
-            workload=workload,
+            workload=decision.workload,
             objects=(group,) if group is not None else (),
             created=tuple(self.created),
             resized=tuple(self.resized),
@@ -150,6 +156,25 @@ class _JobSync:
             skipped=skipped,
             events=tuple(self.events),
         )
+
+    async def refuse_taken(
+        self, ref: ObjectRef, error: APIError, decision: JobSchedulingDecision
+    ) -> None:
+        """The name of ``ref`` is held by an object the Job does not control: record
+        ``FailedWorkloadCreate`` (a Workload) and raise ``TakenNameError``; return only when
+        the object went away meanwhile."""
+        resource = WORKLOADS if ref.kind == "Workload" else POD_GROUPS
+        holder = await get_document(self.transport, resource, ref.namespace, ref.name)
+        if holder is None:
+            return
+        if ref.kind == "Workload":
+            await self.event(JobEvent.failed_workload_create(self.name, error.message))
+        if controller_of(holder) is not None:
+            why = held_why(holder, adoptable=False)
+        else:
+            why = "it has no controller (the Job controller adopts none)"
+        result = self.result(decision, (ref,))
+        raise taken_name(holder, f"Job {self.name}", why, result, error)
 
     async def settle_counts(self, decision: JobSchedulingDecision) -> None:
         workload, group = decision.workload, decision.pod_group

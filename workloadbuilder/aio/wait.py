@@ -18,11 +18,14 @@ from ._snapshot import Snapshot
 from ._transport import RetryPolicy, Transport, transport_for
 from ._watch import RELIST, about, watch_events
 from .diagnose import Verdict, verdict_of
-from .errors import APIError, MissingAPI, MissingAPIError, ObjectRef
+from .errors import APIError, MissingAPI, MissingAPIError, NoAnswerError, ObjectRef
 
 __all__ = ["NotScheduledError", "wait_scheduled"]
 
 _VERDICT_SECONDS: Final = 5.0
+_VERDICT_SHARE: Final = 0.25
+"""Once the server answers, the last ``_VERDICT_SHARE`` of the timeout (at most
+``_VERDICT_SECONDS``) reads the namespace for the verdict: the whole call ends by its timeout."""
 
 
 class NotScheduledError(TimeoutError):
@@ -86,7 +89,10 @@ async def wait_scheduled(
     are retried by ``retry``. Raises ``MissingAPIError`` (naming the feature gate) when the
     group's API is not served, and :class:`NotScheduledError` at the deadline, with the
     condition's reason and message and :func:`diagnose`'s verdict (for a composite: which
-    children block it, and why).
+    children block it, and why). The whole call ends by ``timeout`` (seconds): every request
+    counts, and the verdict is read in its last quarter (at most 5 s). When the API server
+    answered nothing within it, ``NoAnswerError`` (a ``TimeoutError`` too) says so, and
+    nothing about the group.
     """
     ref = group_ref(group)
     transport = transport_for(api_client, retry)
@@ -94,21 +100,26 @@ async def wait_scheduled(
     by_name = f"metadata.name={ref.name}"
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
+    watch_until = deadline - min(_VERDICT_SECONDS, timeout * _VERDICT_SHARE)
     latest: Mapping[str, Any] | None = None
     resource_version: str | None = None
+    answered = False
     pacer = Pacer()
     try:
-        async with asyncio.timeout_at(deadline):
+        async with asyncio.timeout_at(deadline) as bound:
             while True:
                 if resource_version is None:
                     listing = await read_listing(
                         transport, resource, ref.namespace, field_selector=by_name
                     )
+                    if not answered:  # the server answers: keep the rest for the verdict
+                        answered = True
+                        bound.reschedule(max(watch_until, loop.time()))
                     latest = next((i for i in listing.items if about(i, ref)), None)
                     resource_version = listing.resource_version
                     if latest is not None and _scheduled(ref, latest):
                         return _model(ref, latest)
-                remaining = math.ceil(deadline - loop.time())
+                remaining = math.ceil(watch_until - loop.time())
                 events = watch_events(
                     transport,
                     resource,
@@ -145,7 +156,16 @@ async def wait_scheduled(
                             return _model(ref, latest)
                 await pacer.next_round(progressed=seen)  # an empty or refused watch: no spin
     except TimeoutError:
-        raise NotScheduledError(ref, timeout, latest, await _verdict(transport, ref)) from None
+        if not answered:
+            raise NoAnswerError(
+                f"waiting for {ref} to be scheduled: the API server did not answer within"
+                f" {timeout:g} s, so nothing is known of the group",
+                target=ref,
+            ) from None
+        found, verdict = await _verdict(transport, ref, deadline)
+        if found is not None and _scheduled(ref, found):  # placed meanwhile
+            return _model(ref, found)
+        raise NotScheduledError(ref, timeout, latest, verdict) from None
     except APIError as exc:
         if exc.status == 404:  # the group's API is not served: name its feature gate
             missing = MissingAPI(
@@ -155,13 +175,20 @@ async def wait_scheduled(
         raise
 
 
-async def _verdict(transport: Transport, ref: ObjectRef) -> Verdict | None:
-    """The verdict at the deadline, read within a few seconds; ``None`` if it cannot be."""
+async def _verdict(
+    transport: Transport, ref: ObjectRef, deadline: float
+) -> tuple[Mapping[str, Any] | None, Verdict | None]:
+    """The group as read at the end, and the verdict on it, read by ``deadline``; ``None``
+    for what cannot be read."""
     try:
-        async with asyncio.timeout(_VERDICT_SECONDS):
-            return verdict_of(await Snapshot.read(transport, ref.namespace), ref)
+        async with asyncio.timeout_at(deadline):
+            snapshot = await Snapshot.read(transport, ref.namespace)
     except (TimeoutError, APIError, MissingAPIError):
-        return None
+        return None, None
+    try:
+        return snapshot.group(ref.kind, ref.name), verdict_of(snapshot, ref)
+    except MissingAPIError:
+        return snapshot.group(ref.kind, ref.name), None
 
 
 def _watch_error(ref: ObjectRef, status: Mapping[str, Any]) -> APIError:

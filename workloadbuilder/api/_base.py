@@ -23,6 +23,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from pydantic_core import to_jsonable_python
 
+from ._client_models import is_openapi_model, plain_json
 from ._json_factory import JsonFactory
 
 __all__ = [
@@ -106,20 +107,23 @@ it (``2026-09-20T10:00:00Z``)."""
 
 def client_json(obj: object) -> dict[str, Any] | None:
     """The Kubernetes JSON of ``obj`` when it is a dict, one of our models, an official-client
-    model or a lightkube object; ``None`` for anything else."""
+    model of any release or a lightkube object; ``None`` for anything else. Client models
+    inside a dict (an ``V1ObjectMeta`` as ``metadata``) are read as well."""
     if isinstance(obj, Mapping):
-        return dict(obj)
+        try:
+            return dict(plain_json(obj))
+        except RecursionError:  # too deep or cyclic: the caller's own copy says so
+            return dict(obj)
     if isinstance(obj, K8sModel):
         return obj.to_dict()
-    for method, kwargs in (
-        ("model_dump", {"by_alias": True, "exclude_none": True, "mode": "json"}),
-        ("to_dict", {}),
-    ):
-        convert = getattr(obj, method, None)
-        if callable(convert):
-            result = convert(**kwargs)
-            if isinstance(result, Mapping):
-                return dict(result)
+    if is_openapi_model(obj) or callable(getattr(obj, "model_dump", None)):
+        result = plain_json(obj)
+        return dict(result) if isinstance(result, Mapping) else None
+    convert = getattr(obj, "to_dict", None)
+    if callable(convert):
+        result = convert()
+        if isinstance(result, Mapping):
+            return dict(plain_json(result))
     return None
 
 

@@ -2,7 +2,8 @@
 objects made from JSON known to be valid, fast JSON copies, and the one YAML writer.
 
 These are for the SDK's own modules (the Builder, the runtime objects, spec files, fixtures,
-the CLI); a controller uses the models and ``workloadbuilder``'s names instead.
+the CLI, other clients' models); a controller uses the models and ``workloadbuilder``'s names
+instead.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ._base import (
     same_in_both_emitters,
     yaml_document,
 )
+from ._client_models import is_openapi_model, plain_json, rebuild_openapi_model
 from ._json_factory import JsonFactory, json_factory
 
 __all__ = [
@@ -34,8 +36,11 @@ __all__ = [
     "deferred",
     "deferred_json",
     "deferred_maker",
+    "is_openapi_model",
     "json_factory",
     "json_view",
+    "plain_json",
+    "rebuild_openapi_model",
     "same_in_both_emitters",
     "yaml_document",
     "yaml_stream",

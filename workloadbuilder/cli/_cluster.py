@@ -4,6 +4,7 @@ delete."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 from collections.abc import Awaitable, Callable, Sequence
@@ -28,9 +29,11 @@ __all__ = [
     "new_progress",
     "read_workload",
     "run",
+    "within",
 ]
 
 _T = TypeVar("_T")
+_SAFETY_NET = 1.0
 SchedulingObject = Workload | PodGroup | CompositePodGroup
 SERVICE_ACCOUNT_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
 
@@ -46,7 +49,8 @@ class ClusterError(Exception):
 @dataclass(frozen=True)
 class Connection:
     """Which cluster: a kubeconfig file (``$KUBECONFIG`` by default) and a context; how long
-    one request may take (seconds; ``None``: no bound)."""
+    the command may wait for the API server (seconds, every request and retry included;
+    ``None``: no bound)."""
 
     kubeconfig: str | None = None
     context: str | None = None
@@ -113,17 +117,38 @@ def default_namespace(connection: Connection) -> str:
         return "default"
 
 
-async def run(connection: Connection, work: Callable[[Any], Awaitable[_T]]) -> _T:
-    """``work(api_client)`` on a client of ``connection``; the SDK's errors as ClusterError."""
+async def run(
+    connection: Connection, work: Callable[[Any], Awaitable[_T]], *, bounded: bool = True
+) -> _T:
+    """``work(api_client)`` on a client of ``connection``; the SDK's errors as ClusterError.
+
+    As kubectl's ``--request-timeout``, ``connection.request_timeout`` bounds the waiting:
+    each request, and (``bounded``) the whole of ``work``, retries included; a command that
+    waits on purpose (``status -w``) bounds each of its reads with :func:`within` instead. A
+    connection refused or a host that does not resolve fails at once (the SDK's default).
+    """
     # $KUBECONFIG is read now: kubernetes-asyncio's own default is fixed when it is imported
     path = connection.kubeconfig or os.environ.get("KUBECONFIG") or None
     timeout = connection.request_timeout
-    with aio.default_retry(aio.RetryPolicy(request_timeout=timeout)):
-        return await _run(path, connection, work)
+    # Each request's own bound is only a safety net, a second past the command's: were both
+    # the same, the client's timer could fire with the command's and swallow its cancellation.
+    request = None if timeout is None else timeout + _SAFETY_NET
+    with aio.default_retry(aio.RetryPolicy(request_timeout=request)):
+        return await _run(path, connection, work, bounded)
+
+
+def within(connection: Connection) -> asyncio.Timeout:
+    """A bound of ``connection.request_timeout`` on one step of a command (``async with``);
+    its ``TimeoutError`` is reported by :func:`run`."""
+    timeout = connection.request_timeout
+    return asyncio.timeout(timeout)
 
 
 async def _run(
-    path: str | None, connection: Connection, work: Callable[[Any], Awaitable[_T]]
+    path: str | None,
+    connection: Connection,
+    work: Callable[[Any], Awaitable[_T]],
+    bounded: bool,
 ) -> _T:
     try:
         client = await aio.new_client(path, context=connection.context)
@@ -133,7 +158,10 @@ async def _run(
         raise ClusterError([f"cannot load the kubeconfig ({type(exc).__name__})"]) from None
     async with client:
         try:
-            return await work(client)
+            if not bounded:
+                return await work(client)
+            async with within(connection):
+                return await work(client)
         except (aio.MissingAPIError, aio.MissingPermissionsError) as exc:  # gates, rules to add
             raise ClusterError([str(exc)]) from None
         except aio.InvalidObjectError as exc:
@@ -145,6 +173,14 @@ async def _run(
             raise ClusterError([_one_line(str(exc))]) from None
         except aiohttp.ClientError as exc:  # from a request sent by the client directly
             raise ClusterError([f"cannot talk to the API server: {type(exc).__name__}"]) from None
+        except TimeoutError:  # the command's bound (--request-timeout) ran out
+            seconds = connection.request_timeout or 0
+            raise ClusterError(
+                [
+                    f"the API server did not answer within {seconds:g}s (--request-timeout;"
+                    " 0 means no limit)"
+                ]
+            ) from None
 
 
 def _one_line(text: str) -> str:

@@ -290,7 +290,10 @@ RequestTimeoutOpt = Annotated[
     typer.Option(
         "--request-timeout",
         metavar="DURATION",
-        help="How long one request may take before it is given up (30s, 1m, 500ms; 0: no limit).",
+        help=(
+            "How long the command may wait for the API server, each request and retry included"
+            " (30s, 1m, 500ms; 0: no limit); with --watch, each read."
+        ),
     ),
 ]
 NameArg = Annotated[str, typer.Argument(metavar="NAME")]
@@ -383,16 +386,26 @@ def _workload(
     return spec.options.namespace, spec.options.name
 
 
-def _on_cluster(cluster: Cluster, work: Callable[[Any], Any]) -> Any:
+def _connection(cluster: Cluster) -> Any:
+    """The ``_cluster.Connection`` of the options; a bad ``--request-timeout`` is a usage
+    error."""
     from . import _cluster
 
     try:
         timeout = _cluster.parse_timeout(cluster.request_timeout)
-        connection = _cluster.Connection(cluster.kubeconfig, cluster.context, timeout)
     except ValueError as exc:
         fail(str(exc), USAGE)
+    return _cluster.Connection(cluster.kubeconfig, cluster.context, timeout)
+
+
+def _on_cluster(cluster: Cluster, work: Callable[[Any], Any], *, bounded: bool = True) -> Any:
+    """``work`` on the cluster, its errors printed; ``--request-timeout`` bounds all of it
+    (``bounded``), or each step ``work`` bounds itself."""
+    from . import _cluster
+
+    connection = _connection(cluster)
     try:
-        return asyncio.run(_cluster.run(connection, work))
+        return asyncio.run(_cluster.run(connection, work, bounded=bounded))
     except _cluster.ClusterError as exc:
         console = err()
         for i, line in enumerate(exc.lines):
@@ -527,7 +540,7 @@ def status(
     cluster: Cluster,
 ) -> None:
     """Show every group of Workload NAME (or the spec's) and what the scheduler is doing."""
-    from . import _observe
+    from . import _cluster, _observe
 
     ns, workload = _workload(name, filename, namespace, cluster)
 
@@ -538,19 +551,23 @@ def status(
         elif rows or header:
             print_table(_status_table(rows, header=header))
 
+    connection = _connection(cluster)
+
     async def work(client: Any) -> None:
-        rows = await _observe.workload_status(client, ns, workload)
+        async with _cluster.within(connection):  # each read bounded by --request-timeout
+            rows = await _observe.workload_status(client, ns, workload)
         show(rows, True)
         seen = {r.name: r for r in rows}
         while watch:
             await asyncio.sleep(WATCH_SECONDS)
-            rows = await _observe.workload_status(client, ns, workload)
+            async with _cluster.within(connection):
+                rows = await _observe.workload_status(client, ns, workload)
             changed = [r for r in rows if seen.get(r.name) != r]
             seen.update((r.name, r) for r in rows)
             if changed:
                 show(changed, False)
 
-    _on_cluster(cluster, work)
+    _on_cluster(cluster, work, bounded=False)
 
 
 class GroupKind(enum.StrEnum):

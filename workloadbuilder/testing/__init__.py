@@ -16,6 +16,8 @@ from workloadbuilder._extras import require
 
 if TYPE_CHECKING:
     from workloadbuilder.testing.server import (
+        GATES,
+        PRESETS,
         APIStatusError,
         FakeAPIServer,
         Fault,
@@ -28,11 +30,15 @@ _HOME = {
     "FakeAPIServer": "server",
     "Fault": "server",
     "RecordedRequest": "server",
+    "GATES": "server",
+    "PRESETS": "server",
     "GangSimulator": "sim",
     "SimNode": "sim",
 }
 
 __all__ = [
+    "GATES",
+    "PRESETS",
     "APIStatusError",
     "FakeAPIServer",
     "Fault",

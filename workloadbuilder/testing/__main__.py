@@ -3,7 +3,9 @@
 It prints the path of the kubeconfig it wrote on the first line of standard output, so that
 ``kubectl --kubeconfig <path> get podgroups`` (or any client) can look inside while it runs.
 ``--nodes FILE`` creates the Nodes of a YAML or JSON file first: Node objects (documents, or
-a ``List``), or a list of ``{name, allocatable, labels}`` shorthands.
+a ``List``), or a list of ``{name, allocatable, labels}`` shorthands. ``--preset`` names
+the cluster it stands for (``all``, ``default-1.37``, ``beta-1.37``); ``--feature-gates`` and
+``--runtime-config`` change it as kube-apiserver's flags of the same names do.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 import yaml
 
 from workloadbuilder._extras import missing_message
+from workloadbuilder.testing.common.gates import DEFAULT_PRESET, FEATURE_GATES, PRESETS
 
 _STEP_SECONDS = 0.5  # between simulator passes with --simulate
 
@@ -65,6 +68,9 @@ async def serve(
     port: int = 0,
     namespaces: Sequence[str] = (),
     nodes: Sequence[dict[str, Any]] = (),
+    preset: str = DEFAULT_PRESET,
+    feature_gates: dict[str, bool] | None = None,
+    runtime_config: dict[str, bool] | None = None,
 ) -> None:
     """Start a server (and a gang simulator when asked) with ``namespaces`` and ``nodes``
     created, print its kubeconfig, wait for a signal."""
@@ -76,7 +82,9 @@ async def serve(
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
-    async with FakeAPIServer(port=port) as server:
+    async with FakeAPIServer(
+        port=port, preset=preset, feature_gates=feature_gates, runtime_config=runtime_config
+    ) as server:
         for name in dict.fromkeys(namespaces):
             if server.get_object("", "v1", "namespaces", None, name) is None:
                 server.create_object("", "v1", "namespaces", _namespace(name))
@@ -114,6 +122,25 @@ def _port(text: str) -> int:
     return port
 
 
+def _switches(what: str, known: Sequence[str] | None = None) -> Any:
+    """A parser of ``key=true,key2=false`` (kube-apiserver's ``--feature-gates`` form)."""
+
+    def parse(text: str) -> dict[str, bool]:
+        out: dict[str, bool] = {}
+        for item in filter(None, (part.strip() for part in text.split(","))):
+            key, sep, value = item.partition("=")
+            if not sep or value.lower() not in ("true", "false"):
+                raise argparse.ArgumentTypeError(f"{what}: {item!r} is not NAME=true or NAME=false")
+            if known is not None and key not in known:
+                raise argparse.ArgumentTypeError(
+                    f"{what}: unknown gate {key!r}; known: {', '.join(known)}"
+                )
+            out[key] = value.lower() == "true"
+        return out
+
+    return parse
+
+
 def parser() -> argparse.ArgumentParser:
     """The command line; each option a separate ``add_argument``."""
     parser = argparse.ArgumentParser(
@@ -148,6 +175,29 @@ def parser() -> argparse.ArgumentParser:
         help="create these Nodes first (YAML or JSON: Node objects, or a list of "
         "{name, allocatable, labels}); the simulator schedules onto the server's Nodes",
     )
+    parser.add_argument(
+        "--preset",
+        choices=list(PRESETS),
+        default=DEFAULT_PRESET,
+        help="the cluster to stand for: all (every gate and version), default-1.37 (a 1.37"
+        " cluster without flags: no workload API), beta-1.37 (its beta gates and"
+        " scheduling.k8s.io/v1beta1 on) (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--feature-gates",
+        type=_switches("--feature-gates", FEATURE_GATES),
+        default={},
+        metavar="GATE=BOOL,...",
+        help=f"turn gates on or off over the preset ({', '.join(FEATURE_GATES)})",
+    )
+    parser.add_argument(
+        "--runtime-config",
+        type=_switches("--runtime-config"),
+        default={},
+        metavar="GROUP/VERSION=BOOL,...",
+        help="serve or stop serving API versions over the preset "
+        "(e.g. scheduling.k8s.io/v1beta1=true)",
+    )
     return parser
 
 
@@ -164,7 +214,15 @@ def main(argv: list[str] | None = None) -> None:
         command.error(str(exc))
     try:
         asyncio.run(
-            serve(simulate=args.simulate, port=args.port, namespaces=args.namespace, nodes=nodes)
+            serve(
+                simulate=args.simulate,
+                port=args.port,
+                namespaces=args.namespace,
+                nodes=nodes,
+                preset=args.preset,
+                feature_gates=args.feature_gates,
+                runtime_config=args.runtime_config,
+            )
         )
     except OSError as exc:  # the port is taken, say
         sys.exit(f"error: cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}")

@@ -4,7 +4,9 @@
 ``fake_apiserver`` is a started :class:`~workloadbuilder.testing.FakeAPIServer`, stopped after
 the test. Configure it per test with the marker
 ``@pytest.mark.fake_apiserver(feature_gates={"GenericWorkload": False})`` (any keyword of
-``FakeAPIServer``). ``gang_simulator`` is a ``GangSimulator`` on that server; give it nodes
+``FakeAPIServer``, ``preset="default-1.37"`` among them); ``--fake-apiserver-preset NAME``
+(or the ini option ``fake_apiserver_preset``) sets the preset of every test that does not
+name one. ``gang_simulator`` is a ``GangSimulator`` on that server; give it nodes
 with ``@pytest.mark.gang_simulator(nodes=[SimNode("n0", {"cpu": "2"})])``.
 
 ``kube_cluster`` is a :class:`KubeCluster`: a namespace of its own and an open
@@ -32,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from workloadbuilder._extras import missing_message
+from workloadbuilder.testing.common.gates import PRESETS
 
 if TYPE_CHECKING:
     from workloadbuilder.testing.server import FakeAPIServer
@@ -42,6 +45,7 @@ SIMULATOR_MARKER = "gang_simulator"
 KUBECONFIG_ENV = "WORKLOADBUILDER_TEST_KUBECONFIG"
 CONTEXT_ENV = "WORKLOADBUILDER_TEST_CONTEXT"
 FIXTURES = frozenset({"kube_cluster", "fake_apiserver", "gang_simulator"})
+PRESET_OPTION = "fake_apiserver_preset"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -60,6 +64,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help=f"the kubeconfig context for --kube-cluster (also ${CONTEXT_ENV}; default: current)",
     )
+    group.addoption(
+        "--fake-apiserver-preset",
+        dest=PRESET_OPTION,
+        choices=sorted(PRESETS),
+        default=None,
+        help="the FakeAPIServer preset of the tests whose marker names none (default: all;"
+        " default-1.37 is a 1.37 cluster without flags)",
+    )
+    parser.addini(PRESET_OPTION, "the FakeAPIServer preset of the tests whose marker names none")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -96,6 +109,13 @@ def _is_async(obj: object) -> bool:
 
 def _server_kwargs(request: pytest.FixtureRequest) -> dict[str, Any]:
     kwargs: dict[str, Any] = {}
+    preset = request.config.getoption(PRESET_OPTION) or request.config.getini(PRESET_OPTION)
+    if preset:
+        if preset not in PRESETS:
+            raise pytest.UsageError(
+                f"{PRESET_OPTION} = {preset!r}: use one of {', '.join(PRESETS)}"
+            )
+        kwargs["preset"] = preset
     for marker in reversed(list(request.node.iter_markers(MARKER))):
         if marker.args:
             raise pytest.UsageError(

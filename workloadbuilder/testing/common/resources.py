@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-SCHEDULING = "scheduling.k8s.io"
-BUILT_IN_GROUPS = frozenset({"", "batch", SCHEDULING})
-"""The API groups of this server's built-in kinds."""
+from workloadbuilder.testing.common.gates import FEATURE_GATES, resolve_gates
 
-FEATURE_GATES: tuple[str, ...] = (
-    "GenericWorkload",
-    "CompositePodGroup",
-    "TopologyAwareWorkloadScheduling",
-    "DRAWorkloadResourceClaims",
-    "PodGroupPreemptionPolicy",
-    "WorkloadWithJob",
-)
+__all__ = [
+    "BUILT_IN_GROUPS",
+    "DEFAULT_RESOURCES",
+    "FEATURE_GATES",
+    "SCHEDULING",
+    "Registry",
+    "ResourceType",
+    "resolve_gates",
+]
+
+SCHEDULING = "scheduling.k8s.io"
+COORDINATION = "coordination.k8s.io"
+BUILT_IN_GROUPS = frozenset({"", "batch", SCHEDULING, COORDINATION})
+"""The API groups of this server's built-in kinds."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,7 @@ DEFAULT_RESOURCES: tuple[ResourceType, ...] = (
     ),
     ResourceType("", "v1", "Event", "events"),
     ResourceType("", "v1", "Node", "nodes", namespaced=False, status=True),
+    ResourceType(COORDINATION, "v1", "Lease", "leases"),
     ResourceType(
         "apiextensions.k8s.io",
         "v1",
@@ -92,18 +97,6 @@ DEFAULT_RESOURCES: tuple[ResourceType, ...] = (
 )
 
 
-def resolve_gates(overrides: Mapping[str, bool] | None) -> frozenset[str]:
-    """The enabled gates: every known gate is on unless ``overrides`` turns it off."""
-    gates = dict.fromkeys(FEATURE_GATES, True)
-    for name, enabled in (overrides or {}).items():
-        if name not in gates:
-            raise ValueError(
-                f"unknown feature gate {name!r}: use one of {', '.join(FEATURE_GATES)}"
-            )
-        gates[name] = bool(enabled)
-    return frozenset(name for name, on in gates.items() if on)
-
-
 class Registry:
     """The served resources, looked up by ``(group, version, plural)``."""
 
@@ -112,8 +105,10 @@ class Registry:
         resources: Iterable[ResourceType],
         gates: frozenset[str],
         group_versions: Iterable[str] | None = None,
+        disabled_versions: Iterable[str] = (),
     ) -> None:
         wanted = set(group_versions) if group_versions is not None else None
+        disabled = frozenset(disabled_versions)
         self.gates = gates
         self.revision = 0
         """Counts the changes made by :meth:`add` and :meth:`remove` (caches key on it)."""
@@ -121,6 +116,8 @@ class Registry:
         self._by_kind: dict[tuple[str, str, str], ResourceType] = {}
         for rt in resources:
             if wanted is not None and rt.api_version not in wanted:
+                continue
+            if rt.api_version in disabled:
                 continue
             if not all(g in gates for g in rt.gates):
                 continue
@@ -152,7 +149,8 @@ class Registry:
             )
             raise LookupError(
                 f"{group or 'core'}/{version}/{plural} is not served by this FakeAPIServer "
-                f"(check its feature_gates and group_versions); served: {served}"
+                "(check its preset, feature_gates, runtime_config and group_versions);"
+                f" served: {served}"
             )
         return rt
 

@@ -64,6 +64,13 @@ MERGE = "application/merge-patch+json"
 STRATEGIC = "application/strategic-merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
 PATCH_TYPES = (JSON_PATCH, MERGE, APPLY, STRATEGIC)
+_CONDITIONAL_UPSERT = frozenset({("coordination.k8s.io", "Lease")})
+"""Kinds whose registry strategy allows a create with PUT and no unconditional update."""
+_NO_VERSION = {
+    "reason": "FieldValueInvalid",
+    "message": "Invalid value: 0x0: must be specified for an update",  # a uint64, as %#v
+    "field": "metadata.resourceVersion",
+}
 OwnDelete = Callable[[ResourceType, str | None, str, bool, dict[str, Any] | None], "Result | None"]
 """A kind's own DELETE: ``(rt, namespace, name, dry_run, preconditions)`` to its answer."""
 
@@ -263,6 +270,16 @@ class Engine:
         """PUT: replace the object (or only its status); a stale resourceVersion is a 409."""
         obj = checks.check_type(self.registry, rt, checks.decode_object(rt, body))
         checks.check_identity(rt, obj, namespace, name)
+        if (rt.group, rt.kind) in _CONDITIONAL_UPSERT and not subresource:
+            found = self.store.get(resource_of(rt), self._name(rt, namespace, name))
+            meta = obj["metadata"]
+            if found is None and meta.get("uid"):  # the UID precondition a PUT carries
+                raise errors.uid_mismatch(meta["uid"], "")
+            if found is None:  # AllowCreateOnUpdate: created, whatever resourceVersion it names
+                meta.pop("resourceVersion", None)
+                return self.create(rt, namespace, obj, opts)
+            if not meta.get("resourceVersion"):  # no AllowUnconditionalUpdate
+                raise errors.invalid(rt.plural, rt.group, name, [_NO_VERSION])
         stored = self._stored(rt, namespace, name)
         warnings = self._check_fields(rt, obj, opts, apply=False)
         return self._update(rt, stored, obj, opts, subresource, warnings)
@@ -413,6 +430,9 @@ class Engine:
         opts: WriteOptions,
     ) -> Result:
         """Every write ends here: validate, skip a no-op, count the generation, then persist."""
+        rules.drop_disabled_fields(
+            rt.group, rt.kind, obj, stored.obj if stored else None, self.registry.gates
+        )
         if stored is None:
             admit_priority(self.store, rt, obj, self.registry.gates)
         self._validate(rt, stored, obj)

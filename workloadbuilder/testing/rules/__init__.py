@@ -9,6 +9,7 @@ from .objects import (
     POD_GROUP_PROTECTION,
     admit,
     apply_defaults,
+    drop_disabled_fields,
     has_status_subresource,
     validate_object,
 )
@@ -17,6 +18,7 @@ __all__ = [
     "POD_GROUP_PROTECTION",
     "admit",
     "apply_defaults",
+    "drop_disabled_fields",
     "has_status_subresource",
     "validate_object",
 ]

@@ -39,6 +39,16 @@ def validate_pod(obj: Obj, old: Obj | None) -> Errs:
     return errs
 
 
+def drop_disabled_job_fields(obj: Obj, old: Obj | None, gates: frozenset[str]) -> None:
+    """The Job strategy's ``dropDisabledFields``: without WorkloadWithJob, ``spec.scheduling``
+    is dropped on create, and on update unless the old Job has it (``pkg/api/job``)."""
+    spec = obj.get("spec")
+    if "WorkloadWithJob" in gates or not isinstance(spec, dict) or "scheduling" not in spec:
+        return
+    if old is None or mapping(old.get("spec")).get("scheduling") is None:
+        del spec["scheduling"]
+
+
 def validate_job(obj: Obj, old: Obj | None, gates: frozenset[str]) -> Errs:
     """``spec.scheduling`` (gate WorkloadWithJob): the v1alpha3 building blocks, then frozen."""
     scheduling = mapping(obj.get("spec")).get("scheduling")

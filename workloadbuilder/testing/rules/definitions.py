@@ -193,14 +193,15 @@ def _column(column: Obj, path: str) -> Errs:
 
 
 def initial_status(crd: Obj) -> Obj:
-    """The status a CRD is created with: no conditions yet (``conditions`` is left out, as
-    the v1 type omits it when empty), the storage version stored."""
+    """The status a CRD is created with: no conditions yet (``null``: the v1 type's
+    ``conditions`` has no ``omitempty``), no accepted names, the storage version stored."""
     stored = [
         v.get("name")
         for v in items(mapping(crd.get("spec")).get("versions"))
         if isinstance(v, dict) and v.get("storage") is True
     ]
     return {
+        "conditions": None,
         "acceptedNames": {"plural": "", "kind": ""},
         "storedVersions": stored,
     }

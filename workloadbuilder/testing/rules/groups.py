@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Final
 
 from .common import (
@@ -52,7 +53,8 @@ def _disruption_mode(spec: Obj) -> Errs:
 
 
 def _conditions(path: str, conditions: Any) -> Errs:
-    """The generic condition rules (type, status, reason, message, times, generation)."""
+    """The generic condition rules (type, status, reason, message, times, generation):
+    hand-written (``metav1validation.ValidateConditions``), so never ratcheted."""
     errs: Errs = []
     seen: set[str] = set()
     for i, entry in enumerate(items(conditions)):
@@ -76,7 +78,7 @@ def _conditions(path: str, conditions: Any) -> Errs:
         message = cond.get("message")
         if isinstance(message, str) and len(message.encode()) > _MAX_MESSAGE:
             errs.append(too_long(child(cpath, "message"), _MAX_MESSAGE))
-    return errs
+    return [replace(e, ratchet=False) for e in errs]
 
 
 def _reason(path: str, reason: Any) -> Errs:

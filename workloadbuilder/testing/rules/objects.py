@@ -21,15 +21,17 @@ from .builtin import (
     validate_pod_update,
 )
 from .common import Errs, Obj, ratcheted
-from .core import validate_job, validate_pod
+from .core import drop_disabled_job_fields, validate_job, validate_pod
 from .events import default_event, validate_event
 from .groups import validate_composite_pod_group, validate_group_update, validate_pod_group
+from .leases import validate_lease
 from .metadata import (
     kube_finalizers,
     name_check,
     validate_object_meta,
     validate_object_meta_update,
 )
+from .serialized import fill_struct_zero_values
 from .workload import validate_workload, validate_workload_update
 
 SCHEDULING_GROUP: Final = "scheduling.k8s.io"
@@ -51,8 +53,10 @@ def apply_defaults(group: str, kind: str, obj: dict[str, Any], *, creating: bool
     """Fill API defaults in place (``creating``: also what only a create sets, e.g. status).
 
     A group's ``spec.disruptionMode`` becomes ``{"single": {}}`` and a new one starts with
-    ``status: {}``; Pods, Namespaces and Jobs get their core defaults (``builtin``).
+    ``status: {}``; Pods, Namespaces and Jobs get their core defaults (``builtin``); the
+    zero values a core Go struct writes though unset are filled in (``serialized``).
     """
+    fill_struct_zero_values(group, kind, obj)
     if (group, kind) == ("", "Pod"):
         default_pod(obj, creating=creating)
     elif (group, kind) == ("", "Namespace"):
@@ -61,6 +65,8 @@ def apply_defaults(group: str, kind: str, obj: dict[str, Any], *, creating: bool
         default_job(obj, creating=creating)
     elif (group, kind) == ("", "Event"):
         default_event(obj)
+    elif (group, kind) == (SCHEDULING_GROUP, "PriorityClass"):
+        obj.setdefault("preemptionPolicy", "PreemptLowerPriority")  # SetDefaults_PriorityClass
     if group != SCHEDULING_GROUP or kind not in _DEFAULTED_GROUPS:
         return
     spec = obj.get("spec")
@@ -68,6 +74,14 @@ def apply_defaults(group: str, kind: str, obj: dict[str, Any], *, creating: bool
         spec["disruptionMode"] = {"single": {}}
     if creating:
         obj["status"] = {}
+
+
+def drop_disabled_fields(
+    group: str, kind: str, obj: dict[str, Any], old: dict[str, Any] | None, gates: frozenset[str]
+) -> None:
+    """A strategy's ``PrepareForCreate``/``PrepareForUpdate``: fields of a disabled gate go."""
+    if (group, kind) == ("batch", "Job"):
+        drop_disabled_job_fields(obj, old, gates)
 
 
 def admit(group: str, kind: str, obj: dict[str, Any]) -> None:
@@ -131,6 +145,8 @@ def _kind_rules(
 ) -> Errs:
     if (group, kind) in (("", "Pod"), ("batch", "Job"), ("", "Event")):
         return _core_rules(kind, obj, old, gates)
+    if (group, kind) == ("coordination.k8s.io", "Lease"):
+        return validate_lease(obj)
     if group != SCHEDULING_GROUP or kind == "PriorityClass":
         return []
     errs: Errs = []

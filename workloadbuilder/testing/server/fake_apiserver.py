@@ -15,12 +15,8 @@ from aiohttp import web
 
 from workloadbuilder.testing.apply.merge import copy_json
 from workloadbuilder.testing.common.errors import APIStatusError
-from workloadbuilder.testing.common.resources import (
-    DEFAULT_RESOURCES,
-    Registry,
-    ResourceType,
-    resolve_gates,
-)
+from workloadbuilder.testing.common.gates import DEFAULT_PRESET, resolve
+from workloadbuilder.testing.common.resources import DEFAULT_RESOURCES, Registry, ResourceType
 from workloadbuilder.testing.engine.custom_resources import CustomResourceEngine
 from workloadbuilder.testing.engine.unknown_fields import FieldChecker, model_unknown_fields
 from workloadbuilder.testing.engine.verbs import (
@@ -52,8 +48,13 @@ class FakeAPIServer:
     garbage collection, the ``status`` subresource and watch for the scheduling.k8s.io
     (v1beta1, v1alpha3), batch/v1 and core/v1 resources, tracking ``managedFields``.
 
-    ``feature_gates`` turns gates off (all are on by default); ``group_versions`` limits the
-    served group/versions (e.g. ``["v1", "scheduling.k8s.io/v1beta1"]``); ``resources``
+    ``preset`` names the cluster it stands for: ``"all"`` (the default: every gate on, every
+    version served), ``"default-1.37"`` (a 1.37 cluster without flags, which serves no
+    workload API) or ``"beta-1.37"`` (its beta gates and scheduling.k8s.io/v1beta1 on; see
+    ``workloadbuilder.testing.PRESETS``). ``feature_gates`` turns gates on or off over the
+    preset, ``runtime_config`` group/versions (``{"scheduling.k8s.io/v1alpha3": True}``), as
+    kube-apiserver's ``--feature-gates`` and ``--runtime-config``; ``group_versions`` limits
+    the served group/versions (e.g. ``["v1", "scheduling.k8s.io/v1beta1"]``); ``resources``
     replaces the served resource types; ``event_history`` bounds the watch history (older
     resourceVersions get 410 Gone); ``bookmark_interval`` is the seconds between watch
     bookmarks; ``field_checker`` finds unknown fields (``None`` accepts every field). A create
@@ -65,7 +66,9 @@ class FakeAPIServer:
     def __init__(
         self,
         *,
+        preset: str = DEFAULT_PRESET,
         feature_gates: Mapping[str, bool] | None = None,
+        runtime_config: Mapping[str, bool] | None = None,
         group_versions: Iterable[str] | None = None,
         resources: Iterable[ResourceType] = DEFAULT_RESOURCES,
         event_history: int = 1000,
@@ -74,8 +77,10 @@ class FakeAPIServer:
         auto_create_namespaces: bool = False,
         port: int = 0,
     ) -> None:
-        self.gates = resolve_gates(feature_gates)
-        self._registry = Registry(resources, self.gates, group_versions)
+        config = resolve(preset, feature_gates, runtime_config)
+        self.preset = preset
+        self.gates = config.gates
+        self._registry = Registry(resources, self.gates, group_versions, config.disabled_versions)
         self._store = Store(event_history)
         self._engine = CustomResourceEngine(
             self._registry,
@@ -179,7 +184,7 @@ class FakeAPIServer:
         return self._store.watcher_count
 
     def serves(self, group: str, version: str, plural: str) -> bool:
-        """Whether ``group/version/plural`` is served (given the gates and group_versions)."""
+        """Whether ``group/version/plural`` is served (given the preset, gates and versions)."""
         return self._registry.get(group, version, plural) is not None
 
     def api_client(self) -> ApiClient:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
@@ -136,12 +137,13 @@ class PodInfo:
     tolerations: tuple[Mapping[str, Any], ...] = ()
     deleting: str | None = None  # metadata.deletionTimestamp: terminating, still on its node
     nominated: str | None = None  # status.nominatedNodeName
-    created: str = ""  # metadata.creationTimestamp
+    started: int | None = None  # status.startTime, in whole seconds since the epoch
 
-    @property
-    def order(self) -> tuple[str, str]:
-        """When the pod was created (then its name): the simulator's stand-in for start time."""
-        return (self.created, self.name)
+    def start_key(self, now: int) -> tuple[int, int]:
+        """``status.startTime`` as kube-scheduler compares it: a pod without one (not started
+        by a kubelet) counts as starting ``now``, later than any recorded start; the key
+        orders whole seconds, the field's precision."""
+        return (0, self.started) if self.started is not None else (1, now)
 
     @property
     def key(self) -> str:
@@ -179,8 +181,18 @@ class PodInfo:
             tolerations=tuple(t for t in spec.get("tolerations") or [] if isinstance(t, Mapping)),
             deleting=meta.get("deletionTimestamp") or None,
             nominated=status.get("nominatedNodeName") or None,
-            created=str(meta.get("creationTimestamp") or ""),
+            started=_seconds(status.get("startTime")),
         )
+
+
+def _seconds(stamp: Any) -> int | None:
+    """An RFC 3339 timestamp in whole seconds since the epoch (None: absent or unreadable)."""
+    if not isinstance(stamp, str):
+        return None
+    try:
+        return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp())
+    except ValueError:
+        return None
 
 
 def is_active(pod: Mapping[str, Any]) -> bool:

@@ -26,16 +26,16 @@ What is written follows a real kube-scheduler (see ``docs/testing.md``): nothing
 waits for its members; ``PodScheduled=False``/``Unschedulable`` on every pending member that
 was tried (members that had a place get the gang plugin's "waiting for minCount" message,
 the others the node-fit message ``0/N nodes are available: ...``) and a ``FailedScheduling``
-event when that message changes (a gang with a topology constraint writes each placement's
-messages in turn, as the real scheduler's retries do); a PodGroup condition with the
-"placements" message; on
+event when that message changes (a gang with a topology constraint tries every placement but
+writes the outcome of the first one, so ``N`` counts that placement's nodes); a PodGroup
+condition with the "placements" message; on
 success ``PodScheduled=True`` without reason, a ``Scheduled`` event and an empty group message.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -146,8 +146,11 @@ def plan(
     pods: Sequence[Mapping[str, Any]],
     pod_groups: Sequence[Mapping[str, Any]],
     composites: Sequence[Mapping[str, Any]],
+    parked: Collection[str] = frozenset(),
 ) -> Plan:
-    """Schedule everything pending once, given the current objects."""
+    """Schedule everything pending once, given the current objects. ``parked``: plain pods
+    (``ns/name``) left unschedulable by an earlier pass with no cluster event since; they are
+    not tried again (nothing is written for them), but a nominated one keeps its node."""
     result = Plan()
     active = []
     for obj in pods:
@@ -177,7 +180,7 @@ def plan(
     units += [((-g.priority, g.namespace, g.name, 1), g) for g in forest.roots]
     for _, unit in sorted(units, key=lambda u: u[0]):
         if isinstance(unit, PodInfo):
-            cluster = _plain(unit, cluster, result, context)
+            cluster = _plain(unit, cluster, result, context, unit.key in parked)
         else:
             cluster = _schedule_root(unit, cluster, result, context)
     return result
@@ -194,7 +197,9 @@ def _owners(roots: Sequence[Group], pods: Sequence[PodInfo]) -> dict[str, Group]
     return owners
 
 
-def _plain(pod: PodInfo, cluster: Cluster, result: Plan, context: _Context) -> Cluster:
+def _plain(
+    pod: PodInfo, cluster: Cluster, result: Plan, context: _Context, parked: bool
+) -> Cluster:
     nominated = [n for n in cluster.nodes if n.name == pod.nominated]
     node = cluster.first_fit(pod, nominated) or cluster.first_fit(pod, cluster.nodes)
     if node is not None:
@@ -202,6 +207,10 @@ def _plain(pod: PodInfo, cluster: Cluster, result: Plan, context: _Context) -> C
         result.binds[pod.key] = node
         return cluster
     result.pending[pod.key] = NO_FIT
+    if parked:  # not retried: no cluster event since its last attempt
+        if nominated:
+            cluster.take(nominated[0].name, pod.requests)  # its nominated node stays reserved
+        return cluster
     fit = nodes_message(cluster, pod, cluster.nodes)
     choice = preempt.for_pod(pod, cluster, context.occupying, context.claimed)
     if isinstance(choice, str):
@@ -336,8 +345,13 @@ def _group_victims(root: Group, cluster: Cluster, context: _Context) -> list[Pod
         cluster,
         free,
         context.group_of,
-        lambda trial: isinstance(_satisfy(root, trial, trial.nodes, True), _Placement),
+        lambda trial: _assignment(_satisfy(root, trial, trial.nodes, True)),
     )
+
+
+def _assignment(outcome: _Placement | _Shortfall) -> preempt.Assignment | None:
+    """Where a placement puts the gang's pods (None: it has no placement)."""
+    return outcome.binds if isinstance(outcome, _Placement) else None
 
 
 def nodes_message(cluster: Cluster, pod: PodInfo, candidates: Sequence[SimNode]) -> str:
@@ -361,11 +375,13 @@ def _unschedulable(result: Plan, pod: PodInfo, message: str) -> None:
 def _tried(root: Group, cluster: Cluster, result: Plan) -> None:
     """Every pending member of a gang that was tried: waiting (it had a place) or misfit.
 
-    With a topology constraint each placement is tried in turn, and each writes its outcome.
+    With a topology constraint every placement is tried, but when none fits the scheduler
+    reports the pods' outcome in the first one only (its ``anyResult``), so a misfit counts the
+    nodes of that placement (``0/2 nodes are available: ...``), not the cluster's.
     """
     placements = _domains(root, cluster.nodes) if root.topology_key else [list(cluster.nodes)]
     suffix = PLACEMENT_PREEMPTION if root.topology_key else GANG_PREEMPTION
-    for candidates in placements:
+    for candidates in placements[:1]:
         trial = cluster.copy()
         for g in root.walk():
             for pod in g.pending:

@@ -1,16 +1,23 @@
 """Which pods a preemptor evicts, as kube-scheduler's two preemption paths choose them.
 
 * A plain pod (DefaultPreemption, node by node): on each node where evicting could help, every
-  pod of lower priority is removed, then added back in order of importance (higher priority
-  first, then the earlier created) while the preemptor still fits; what cannot be added back is
-  the node's victim set. The node chosen has the lowest highest-victim priority, then the lowest
-  sum of priorities, then the fewest victims, then the latest-created earliest victim (the real
-  scheduler's latest start time: the simulator has no kubelet start times), then the node name.
-  It evicts single pods and does not honour a victim gang's ``disruptionMode``.
+  pod of lower priority is removed, then added back in order of importance (``MoreImportantPod``:
+  higher priority first, then the earlier ``status.startTime``) while the preemptor still fits;
+  what cannot be added back is the node's victim set. The node is chosen by
+  ``pickOneNodeForPreemption``'s criteria in turn: the fewest PDB violations (the test server
+  serves no PodDisruptionBudget, so none), the lowest highest-victim priority, the lowest sum of
+  priorities (each raised by 2^31, so more victims weigh more), the fewest victims, the latest
+  start time of the earliest highest-priority victim, then the first node (by name; upstream's
+  order is a map's). Start times are whole seconds, as the field is; a victim without one (no
+  kubelet started it) counts as starting when the scheduler reads it, and those moments grow
+  node after node, so among such nodes the last one evaluated has the latest start. It evicts
+  single pods and does not honour a victim gang's ``disruptionMode``.
 * A gang (workload-aware preemption, over the whole cluster, "node cluster"): the units of lower
   priority are pods, or whole PodGroups with ``disruptionMode: {all: {}}``; a victim's priority
-  is its PodGroup's. All are removed, then added back in the same order while the gang can still
-  be placed; what cannot be added back is evicted.
+  is its PodGroup's. All are removed and the gang is placed once; the units are then added back
+  in order of importance (``moreImportantVictim``: higher priority, a group before a single pod,
+  single pods by earlier start time, groups by more members then earlier start) while every pod
+  of that placement still fits on its node; what cannot be added back is evicted.
 
 A pod already terminating is leaving anyway: it is always removed and never evicted again.
 Equal or higher priority is never a victim; ``preemptionPolicy: Never`` never preempts.
@@ -22,7 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Final
+from typing import Any, Final
 
 from .groups import Group
 from .model import UNRESOLVABLE, Cluster, PodInfo
@@ -41,8 +48,13 @@ class PodPreemption:
     victims: tuple[PodInfo, ...]
 
 
-def _importance(pod: PodInfo, priority: int) -> tuple[int, tuple[str, str]]:
-    return (-priority, pod.order)
+_SUM_OFFSET = 2**31  # upstream adds MaxInt32+1 to each priority it sums: never negative
+_NOT_STARTED = 1 << 62  # "now" for a pod without status.startTime: after any recorded start
+
+
+def _importance(pod: PodInfo) -> tuple[int, tuple[int, int]]:
+    """``MoreImportantPod``'s order: higher priority, then the earlier start."""
+    return (-pod.priority, pod.start_key(_NOT_STARTED))
 
 
 def _exceeds_node(cluster: Cluster, node_name: str, pod: PodInfo) -> bool:
@@ -65,7 +77,7 @@ def for_pod(
     ):
         return TERMINATING
     statuses: Counter[str] = Counter()
-    found: list[tuple[tuple[int, int, int], tuple[str, str], PodPreemption]] = []
+    found: list[PodPreemption] = []
     for node in cluster.nodes:
         reasons = cluster.misfit(node, pod)
         if any(r in UNRESOLVABLE for r in reasons) or _exceeds_node(cluster, node.name, pod):
@@ -75,7 +87,7 @@ def for_pod(
         leaving = [p for p in here if p.deleting]
         lower = sorted(
             (p for p in here if not p.deleting and p.priority < pod.priority),
-            key=lambda p: _importance(p, p.priority),
+            key=_importance,
         )
         trial = cluster.copy()
         for p in [*leaving, *lower]:
@@ -91,17 +103,66 @@ def for_pod(
                 victims.append(p)
         if not victims and not leaving:
             continue  # it fits as is: not a preemption case
-        prios = [v.priority for v in victims]
-        earliest = min((v.order for v in victims), default=("", ""))
-        key = (max(prios, default=0), sum(prios), len(victims))
-        found.append((key, earliest, PodPreemption(node.name, tuple(victims))))
+        found.append(PodPreemption(node.name, tuple(victims)))
     if not found:
         listed = ", ".join(sorted(f"{count} {why}" for why, count in statuses.items()))
         return f"0/{len(cluster.nodes)} nodes are available: {listed}."
-    found.sort(key=lambda f: f[2].node)  # stable sorts: the last one decides first
-    found.sort(key=lambda f: f[1], reverse=True)
-    found.sort(key=lambda f: f[0])
-    return found[0][2]
+    return _pick_one_node(found)
+
+
+def _pick_one_node(candidates: Sequence[PodPreemption]) -> PodPreemption:
+    """``pickOneNodeForPreemption``: each criterion keeps the best candidates, in node order."""
+    for candidate in candidates:
+        if not candidate.victims:
+            return candidate  # only terminating pods stand in the way: nothing to evict
+
+    def latest_start(index: int, c: PodPreemption) -> tuple[int, int]:
+        top = max(v.priority for v in c.victims)
+        return min(v.start_key(index) for v in c.victims if v.priority == top)
+
+    criteria: list[Callable[[int, PodPreemption], Any]] = [
+        lambda _, c: 0,  # PDB violations: no PodDisruptionBudget is served
+        lambda _, c: -max(v.priority for v in c.victims),
+        lambda _, c: -sum(v.priority + _SUM_OFFSET for v in c.victims),
+        lambda _, c: -len(c.victims),
+        latest_start,
+    ]
+    remaining = list(candidates)
+    for score in criteria:
+        scored = [(score(i, c), c) for i, c in enumerate(remaining)]
+        best = max(s for s, _ in scored)
+        remaining = [c for s, c in scored if s == best]
+        if len(remaining) == 1:
+            break
+    return remaining[0]
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """A preemption unit of a gang preemptor: one pod, or a whole ``all``-mode PodGroup."""
+
+    priority: int
+    group: bool
+    pods: tuple[PodInfo, ...]
+
+    def importance(self) -> tuple[int, int, int, tuple[int, int]]:
+        """``moreImportantVictim``: priority, a group before a pod, more members, earlier start."""
+        earliest = min(p.start_key(_NOT_STARTED) for p in self.pods)
+        return (-self.priority, 0 if self.group else 1, -len(self.pods), earliest)
+
+
+Assignment = Sequence[tuple[PodInfo, str]]
+
+
+def _still_fits(cluster: Cluster, assignment: Assignment) -> bool:
+    """Whether every pod of the gang's placement still fits on the node it was given."""
+    trial = cluster.copy()
+    nodes = {n.name: n for n in cluster.nodes}
+    for pod, node in assignment:
+        if not trial.fits(nodes[node], pod):
+            return False
+        trial.take(node, pod.requests)
+    return True
 
 
 def for_group(
@@ -109,38 +170,40 @@ def for_group(
     cluster: Cluster,
     occupying: Sequence[PodInfo],
     group_of: Mapping[str, Group],
-    placeable: Callable[[Cluster], bool],
+    place: Callable[[Cluster], Assignment | None],
 ) -> list[PodInfo] | None:
     """The pods a gang evicts (those already terminating included), or None: no victims."""
     if not g.preempts:
         return None
     own = {id(d) for d in g.walk()}
-    units: dict[str, tuple[int, list[PodInfo]]] = {}
-    for pod in occupying:
+    members: dict[str, tuple[int, bool, list[PodInfo]]] = {}
+    for pod in sorted(occupying, key=lambda p: (p.node or "", p.namespace, p.name)):
         owner = group_of.get(pod.key)
         if owner is not None and id(owner) in own:
             continue
         priority = owner.priority if owner is not None else pod.priority
         if priority >= g.priority:
             continue
-        unit = f"group {owner.key}" if owner is not None and owner.disrupts_all else pod.key
-        units.setdefault(unit, (priority, []))[1].append(pod)
+        whole = owner is not None and owner.disrupts_all
+        name = f"group {owner.key}" if whole and owner is not None else pod.key
+        members.setdefault(name, (priority, whole, []))[2].append(pod)
+    units = [_Unit(prio, whole, tuple(pods)) for prio, whole, pods in members.values()]
     trial = cluster.copy()
-    for _, pods in units.values():
-        for p in pods:
+    for unit in units:
+        for p in unit.pods:
             trial.give(p.node or "", p.requests)
-    if not placeable(trial):
+    assignment = place(trial)
+    if assignment is None:
         return None
     victims: list[PodInfo] = []
-    ordered = sorted(units.values(), key=lambda u: (-u[0], min(p.order for p in u[1])))
-    for _, pods in ordered:
-        if all(p.deleting for p in pods):
-            victims += pods
+    for unit in sorted(units, key=_Unit.importance):
+        if all(p.deleting for p in unit.pods):
+            victims += unit.pods
             continue
-        for p in pods:
+        for p in unit.pods:
             trial.take(p.node or "", p.requests)
-        if not placeable(trial):
-            for p in pods:
+        if not _still_fits(trial, assignment):
+            for p in unit.pods:
                 trial.give(p.node or "", p.requests)
-            victims += pods
+            victims += unit.pods
     return victims

@@ -7,7 +7,11 @@ for the kubelet, marks them ``Running``; it writes ``PodScheduled`` and the grou
 ``...InitiallyScheduled`` conditions through ``/status``, and posts the scheduler's
 ``Scheduled`` / ``FailedScheduling`` / ``Preempted`` events. The placement itself is
 :func:`workloadbuilder.testing.sim.place.plan`, a pure function whose module docstring
-states the rules and what is written; victims are chosen by :mod:`.preempt`.
+states the rules and what is written; victims are chosen by :mod:`.preempt`. A plain pod left
+unschedulable is tried again only after a cluster event that may help it (a Node changed, a
+pod removed from its node, the pod's spec changed) or five minutes on the simulator's clock,
+as :mod:`.queue` says; a new ``GangSimulator`` starts with an empty queue, as a restarted
+scheduler does.
 
 Nodes are the Node objects stored in the server. ``SimNode`` values given to the simulator
 (or, when the server has no Node at the first pass, :func:`default_nodes`) are created as
@@ -41,6 +45,7 @@ import aiohttp
 from .groups import COMPOSITE, POD_GROUP
 from .model import SimNode
 from .place import ConditionChange, PodWrite, Preemption, plan
+from .queue import ClusterState, UnschedulablePool
 
 __all__ = ["GangSimulator", "SimNode", "StepResult"]
 
@@ -109,6 +114,7 @@ class GangSimulator:
         self._nodes_made = False
         self._offset = 0.0
         self._seen: tuple[SimNode, ...] = self._shorthand or default_nodes()
+        self._pool = UnschedulablePool()
 
     @property
     def nodes(self) -> tuple[SimNode, ...]:
@@ -146,11 +152,15 @@ class GangSimulator:
             pods = await _list(http, _PODS)
             finished = await _finish(http, pods, self.now())
             pods = [p for p in pods if _key(p) not in finished]
-            nodes, skipped = _read_nodes(await _list(http, "/api/v1/nodes"))
+            node_objects = await _list(http, "/api/v1/nodes")
+            nodes, skipped = _read_nodes(node_objects)
             self._seen = nodes
             pod_groups = await _list(http, _list_path(POD_GROUP), unserved_ok=True)
             composites = await _list(http, _list_path(COMPOSITE), unserved_ok=True)
-            outcome = plan(nodes, pods, pod_groups, composites)
+            state, now = ClusterState.read(node_objects, pods), self.now()
+            parked = self._pool.parked(state, pods, now)
+            outcome = plan(nodes, pods, pod_groups, composites, parked)
+            self._pool.tried(state, pods, outcome.unschedulable, now)
             by_key = {_key(p): p for p in pods}
             for key, node in outcome.binds.items():
                 await _bind(http, by_key[key], node, outcome.nominations.get(key) == node)
@@ -435,13 +445,18 @@ async def _evict_for(
     path = f"/api/v1/namespaces/{meta.get('namespace', 'default')}/pods/{meta['name']}"
     word = "pod" if preemptor.kind == "Pod" else "podgroup"
     where = preemptor.node if preemptor.kind == "Pod" else "cluster"
-    related = {
-        "apiVersion": "v1" if preemptor.kind == "Pod" else f"{_SCHEDULING}/v1beta1",
-        "kind": preemptor.kind,
-        "name": preemptor.name,
-        "namespace": preemptor.namespace,
-        "uid": preemptor.uid,
-    }
+    # kube-scheduler names the preemptor as the event's related object, but for a plain pod it
+    # passes its preemption wrapper, whose type no scheme knows: the recorder then leaves
+    # ``related`` out (observed); a PodGroup is passed as itself and is referenced.
+    related = None
+    if preemptor.kind == POD_GROUP:
+        related = {
+            "apiVersion": f"{_SCHEDULING}/v1beta1",
+            "kind": POD_GROUP,
+            "name": preemptor.name,
+            "namespace": preemptor.namespace,
+            "uid": preemptor.uid,
+        }
     note = f"Preempted by {word} {preemptor.uid} on node {where}"
     await _event(http, pod, ("Normal", "Preempted", "Preempting"), note, related)
     target = {
