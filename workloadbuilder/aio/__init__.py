@@ -4,7 +4,8 @@ Put the objects on a cluster and keep them right: ``preflight``, ``apply``, ``re
 ``delete`` and ``reconcile``; tell what the scheduler is doing with them: ``wait_scheduled``,
 ``diagnose`` and ``audit``; read them as the server holds them: ``read_object`` and
 ``list_objects``. Requests go through the caller's configured ``ApiClient``; a ``Client``
-keeps one core (field manager, retry policy, discovery cache, counters) for all of them.
+keeps one core (field manager, retry policy, discovery cache, counters) for all of them. A
+``Cache`` (shared informers) lets every helper read without a request.
 Install with ``pip install 'workloadbuilder[aio]'``.
 """
 
@@ -15,6 +16,16 @@ require("aio", "workloadbuilder.aio")  # before the imports that need it (ruff: 
 from ._transport import RetryPolicy, default_retry
 from .apply import DEFAULT_CONCURRENCY, apply
 from .audit import Finding, FindingKind, Severity, audit
+from .cache import (
+    AddHandler,
+    Cache,
+    CacheIndex,
+    CacheKind,
+    CacheSyncError,
+    DeleteHandler,
+    IndexFunc,
+    UpdateHandler,
+)
 from .client import Client
 from .config import new_client
 from .delete import DeleteResult, Terminating, delete
@@ -43,8 +54,14 @@ __all__ = [
     "DEFAULT_FIELD_MANAGER",
     "JOB_CONTROLLER_UID_LABEL",
     "APIError",
+    "AddHandler",
     "ApplyError",
+    "Cache",
+    "CacheIndex",
+    "CacheKind",
+    "CacheSyncError",
     "Client",
+    "DeleteHandler",
     "DeleteResult",
     "Event",
     "FieldConflict",
@@ -53,6 +70,7 @@ __all__ = [
     "FindingKind",
     "GroupState",
     "ImmutableChange",
+    "IndexFunc",
     "InvalidObjectError",
     "KubeconfigError",
     "Member",
@@ -67,6 +85,7 @@ __all__ = [
     "SchedulingKind",
     "Severity",
     "Terminating",
+    "UpdateHandler",
     "Verdict",
     "apply",
     "audit",

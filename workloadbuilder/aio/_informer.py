@@ -106,6 +106,7 @@ class Informer:
         self.relists = 0
         self._observed = observed
         self._listeners: list[_Listener] = []
+        self._waiters: list[asyncio.Future[None]] = []
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -128,6 +129,22 @@ class Informer:
         """Return once every handler has run for what was delivered so far."""
         for listener in self._listeners:
             await listener.queue.join()
+
+    async def changed(self) -> None:
+        """Return at the next change of the store, or of the informer's health."""
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        finally:
+            with suppress(ValueError):
+                self._waiters.remove(waiter)
+
+    def _wake(self) -> None:
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
 
     def add_handler(self, handler: Handler) -> None:
         """Run ``handler`` on every change from now on, after a synthetic add of each object
@@ -245,11 +262,13 @@ class Informer:
         if not self.unserved:
             _log.info("%s is not served by the cluster (404): cached as none", self.kind)
         self.unserved = True
+        self._wake()
         self._replace([])
         self._ok()
         self.synced.set()
 
     def _notify(self, what: str, *args: Any) -> None:
+        self._wake()
         for listener in self._listeners:
             listener.notify(what, *args)
 
@@ -267,3 +286,4 @@ class Informer:
             self.failing_since = asyncio.get_running_loop().time()
             _log.warning("%s informer: %s", self.kind, problem)
         self.problem, self.problem_status = problem, status
+        self._wake()

@@ -17,7 +17,7 @@ from types import TracebackType
 from typing import Any, Literal, get_args
 
 from ._expectations import Expectations
-from ._indexer import IndexFunc, Indexer
+from ._indexer import Indexer, IndexFunc
 from ._informer import Handler, Informer
 from ._resources import COMPOSITE_POD_GROUPS, EVENTS, JOBS, POD_GROUPS, PODS, WORKLOADS, Resource
 from ._transport import RetryPolicy, transport_for
