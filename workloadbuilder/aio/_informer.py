@@ -171,7 +171,8 @@ class Informer:
                     self._serve_nothing()
                     await asyncio.sleep(_UNSERVED_RECHECK)
                     continue
-                self._fail(f"listing failed: {exc}", exc.status)
+                said = f"HTTP {exc.status} {exc.reason}".strip() if exc.status else "no answer"
+                self._fail(f"listing {self.resource.plural} failed ({said}): {exc}", exc.status)
                 await asyncio.sleep(backoff * (1 + random.random() / 2))
                 backoff = min(backoff * 2, _BACKOFF_CAP)
                 continue
@@ -223,6 +224,7 @@ class Informer:
                 quick_ends, backoff = 0, _BACKOFF_FIRST
                 continue
             if loop.time() - started < 1.0:
+                self._fail(f"the watch of {self.resource.plural} ended at once, empty", 0)
                 quick_ends += 1
                 if quick_ends >= _QUICK_ENDS:
                     return  # the watch cannot be opened: a list says why
