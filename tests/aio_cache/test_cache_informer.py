@@ -193,19 +193,22 @@ async def test_a_namespace_and_a_label_selector_bound_what_is_held() -> None:
 
 async def test_a_kind_the_server_does_not_serve_is_synced_as_unserved() -> None:
     gates = {"CompositePodGroup": False}
-    async with server(feature_gates=gates) as srv, srv.api_client() as api:
-        async with aio.Cache(api, namespace=NS) as cache:
-            await cache.synced(timeout=10)
-            assert cache.unserved == {"CompositePodGroup"}
-            assert cache.list("CompositePodGroup") == []
-            assert cache.healthy
-            ref = aio.ObjectRef("CompositePodGroup", NS, "root")
-            with pytest.raises(aio.MissingAPIError) as live:
-                await aio.diagnose(api, ref)
-            with pytest.raises(aio.MissingAPIError) as cached:
-                await aio.diagnose(api, ref, cache=cache)
-            assert str(cached.value) == str(live.value)  # the same truth: its gate is off
-            assert "CompositePodGroup" in str(cached.value)
+    async with (
+        server(feature_gates=gates) as srv,
+        srv.api_client() as api,
+        aio.Cache(api, namespace=NS) as cache,
+    ):
+        await cache.synced(timeout=10)
+        assert cache.unserved == {"CompositePodGroup"}
+        assert cache.list("CompositePodGroup") == []
+        assert cache.healthy
+        ref = aio.ObjectRef("CompositePodGroup", NS, "root")
+        with pytest.raises(aio.MissingAPIError) as live:
+            await aio.diagnose(api, ref)
+        with pytest.raises(aio.MissingAPIError) as cached:
+            await aio.diagnose(api, ref, cache=cache)
+        assert str(cached.value) == str(live.value)  # the same truth: its gate is off
+        assert "CompositePodGroup" in str(cached.value)
 
 
 async def test_a_kind_that_cannot_list_fails_sync_naming_it_and_why() -> None:
