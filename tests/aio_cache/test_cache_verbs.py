@@ -121,6 +121,11 @@ async def test_a_steady_reconcile_sends_no_request() -> None:
         for owner in owners:
             again = await aio.reconcile(api, _builder(owner), field_manager="ctl", cache=cache)
             assert again.created == () and again.workload is not None and len(again.objects) == 1
+            # the cache's own models, parsed once per version, not per read
+            name = again.workload.metadata.name or ""
+            assert again.workload is cache.get_model("Workload", NS, name)
+            group = again.objects[0].metadata.name or ""
+            assert again.objects[0] is cache.get_model("PodGroup", NS, group)
         assert len(srv.requests) == sent
         since = len(srv.requests)
         for owner in owners:  # live: a GET by name each, no list of the namespace
@@ -198,3 +203,20 @@ async def test_wait_scheduled_follows_the_cache() -> None:
         found = await waiting
         assert found.metadata.name == "g"
         assert len(srv.requests) == sent  # followed in the cache: no request of its own
+
+
+async def test_a_kind_left_out_is_started_and_listed_on_first_use() -> None:
+    async with server() as srv, srv.api_client() as api:
+        [created] = _jobs(srv, 1)
+        async with aio.Cache(api, namespace=NS, kinds=("Job",)) as cache:
+            await cache.synced(timeout=10)
+            with pytest.raises(ValueError, match="holds no Workload"):
+                cache.list("Workload")
+            result = await aio.reconcile_job(api, created, cache=cache)
+            assert [r.kind for r in result.created] == ["Workload", "PodGroup"]
+            await cache.synced(timeout=10)  # now also the kinds started on first use
+            assert {"Workload", "PodGroup", "Pod"} <= set(repr(cache).split("'"))
+            await eventually(lambda: len(cache.list("PodGroup")) == 1)
+            sent = len(srv.requests)
+            assert (await aio.reconcile_job(api, created, cache=cache)).created == ()
+            assert len(srv.requests) == sent

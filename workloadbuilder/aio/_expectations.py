@@ -11,7 +11,7 @@ Job controller's expectations time out after five minutes too).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,21 +70,31 @@ class Expectations:
         ):
             del self._pending[(kind, key)]
 
-    def lookup(self, kind: str, key: Key) -> tuple[bool, dict[str, Any] | None]:
+    def lookup(
+        self, kind: str, key: Key, cached: Mapping[str, Any] | None = None
+    ) -> tuple[bool, dict[str, Any] | None]:
         """``(True, doc or None)`` while an expectation about the object holds; ``(False,
-        None)`` when the cache is to be believed."""
+        None)`` when the cache (holding ``cached`` for the key) is to be believed."""
         pending = self._pending.get((kind, key))
         if pending is None:
             return False, None
-        if pending.deadline < time.monotonic():
+        caught_up = (
+            pending.doc is not None
+            and cached is not None
+            and _newer_or_same(resource_version(cached), pending.version)
+        )
+        if caught_up or pending.deadline < time.monotonic():
             del self._pending[(kind, key)]
             return False, None
         return True, pending.doc
 
-    def of_kind(self, kind: str) -> Iterator[tuple[Key, dict[str, Any] | None]]:
-        """The live expectations about objects of ``kind``."""
+    def of_kind(
+        self, kind: str, cached: Callable[[Key], Mapping[str, Any] | None]
+    ) -> Iterator[tuple[Key, dict[str, Any] | None]]:
+        """The live expectations about objects of ``kind`` (``cached(key)``: what the cache
+        holds for a key)."""
         for (k, key), _ in list(self._pending.items()):
             if k == kind:
-                held, doc = self.lookup(kind, key)
+                held, doc = self.lookup(kind, key, cached(key))
                 if held:
                     yield key, doc

@@ -56,6 +56,10 @@ class LiveReader:
     async def snapshot(self, namespace: str) -> Snapshot:
         return await Snapshot.read(self.transport, namespace)
 
+    def model(self, resource: Resource, doc: Mapping[str, Any]) -> Any:
+        """``doc`` as its SDK model."""
+        return parse(resource, doc)
+
     def wrote(self, resource: Resource, doc: Mapping[str, Any]) -> None:
         """Nothing to remember: the next read asks the server."""
 
@@ -84,10 +88,9 @@ class CachedReader:
     async def get(self, resource: Resource, namespace: str, name: str) -> dict[str, Any] | None:
         if not await self._fresh(resource, namespace):
             return None
-        held, doc = self.cache.expectations.lookup(resource.kind, (namespace, name))
-        if held:
-            return doc
-        return self.cache.informer(resource.kind).indexer.get((namespace, name))
+        cached = self.cache.informer(resource.kind).indexer.get((namespace, name))
+        held, doc = self.cache.expectations.lookup(resource.kind, (namespace, name), cached)
+        return doc if held else cached
 
     async def list(self, resource: Resource, namespace: str, *, label_selector: str = "") -> _Docs:
         if label_selector:
@@ -103,7 +106,7 @@ class CachedReader:
         indexer = self.cache.informer(resource.kind).indexer
         keys = {k for k in indexer.keys_by_index(index, value) if k[0] == namespace}
         extra: dict[Key, dict[str, Any]] = {}
-        for key, doc in self.cache.expectations.of_kind(resource.kind):
+        for key, doc in self.cache.expectations.of_kind(resource.kind, indexer.get):
             if key[0] != namespace:
                 continue
             keys.discard(key)
@@ -130,6 +133,15 @@ class CachedReader:
         unserved = frozenset(k for k, items in zip(kinds, lists, strict=True) if items is None)
         pods, groups, composites, workloads, events = (items or () for items in lists)
         return Snapshot(namespace, pods, groups, composites, workloads, events, unserved)
+
+    def model(self, resource: Resource, doc: Mapping[str, Any]) -> Any:
+        """``doc`` as its SDK model: the cache's, parsed once per version, when ``doc`` is the
+        cached object."""
+        indexer = self.cache.informer(resource.kind).indexer
+        key = (str(doc["metadata"].get("namespace") or ""), str(doc["metadata"].get("name")))
+        if indexer.get(key) is doc:
+            return indexer.model(key)
+        return parse(resource, doc)
 
     def wrote(self, resource: Resource, doc: Mapping[str, Any]) -> None:
         self.cache.expectations.wrote(resource.kind, doc)

@@ -27,7 +27,6 @@ from ._resources import (
     POD_GROUPS,
     WORKLOADS,
     Resource,
-    parse,
     ref_of,
     resource_of,
 )
@@ -333,7 +332,7 @@ class _Reconciler:
     async def _runtime_objects(
         self, workload_doc: dict[str, Any], new_execution: bool
     ) -> ReconcileResult:
-        workload: Workload = parse(WORKLOADS, workload_doc)
+        workload: Workload = self.reader.model(WORKLOADS, workload_doc)
         name = workload.metadata.name
         desired = {ref_of(d): d for d in (o.to_dict() for o in instantiate(self.builder))}
         in_use: dict[ObjectRef, dict[str, Any]] = {}
@@ -366,7 +365,9 @@ class _Reconciler:
         for ref, doc in in_use.items():
             await self._report_changes(group_changes(ref, doc, desired[ref]))
         await self._sync_group_counts(in_use, desired)
-        objects = tuple(parse(resource_of(in_use[r]), in_use[r]) for r in desired if r in in_use)
+        objects = tuple(
+            self.reader.model(resource_of(in_use[r]), in_use[r]) for r in desired if r in in_use
+        )
         skipped = None
         if foreign:
             skipped = (
