@@ -229,10 +229,21 @@ async def test_a_kind_that_cannot_list_fails_sync_naming_it_and_why() -> None:
             assert cache.healthy
 
 
-async def test_reads_need_a_started_cache() -> None:
+async def test_reads_need_a_started_cache_handlers_and_indexes_do_not() -> None:
     async with server() as srv, srv.api_client() as api:
-        cache = aio.Cache(api, kinds=("PodGroup",))
+        create_groups(srv, 2)
+        cache = aio.Cache(api, kinds=())
+        recorder = Recorder()
+        cache.add_handler("PodGroup", on_add=recorder.on_add)  # before start, as in client-go
+        cache.add_index("PodGroup", "name", lambda o: [o["metadata"]["name"]])
         with pytest.raises(aio.CacheSyncError, match="not started"):
             await aio.diagnose(api, aio.ObjectRef("PodGroup", NS, "x"), cache=cache)
+        with pytest.raises(aio.CacheSyncError, match="not started"):
+            await cache.synced(timeout=5)
+        async with cache:
+            await cache.synced(timeout=10)
+            await cache.drained()
+            assert recorder.of("add") == ["pg-000", "pg-001"]
+            assert len(cache.by_index("PodGroup", "name", "pg-001")) == 1
         with pytest.raises(TypeError, match=r"must be an aio\.Cache"):
             await aio.diagnose(api, aio.ObjectRef("PodGroup", NS, "x"), cache=object())  # type: ignore[arg-type]

@@ -57,7 +57,11 @@ class _Listener:
         self.kind = kind
         self.handler = handler
         self.queue: asyncio.Queue[tuple[Callback, tuple[Any, ...]]] = asyncio.Queue()
-        self.task = asyncio.get_running_loop().create_task(self._run())
+        self.task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self.task is None:
+            self.task = asyncio.get_running_loop().create_task(self._run())
 
     def notify(self, what: str, *args: Any) -> None:
         callback = getattr(self.handler, f"on_{what}")
@@ -116,9 +120,14 @@ class Informer:
     def start(self) -> None:
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._run())
+            for listener in self._listeners:
+                listener.start()
 
     async def stop(self) -> None:
         tasks = [t for t in (self._task, *(lst.task for lst in self._listeners)) if t]
+        self._task = None
+        for listener in self._listeners:
+            listener.task = None
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -153,6 +162,8 @@ class Informer:
         for doc in self.indexer:
             listener.notify("add", doc)
         self._listeners.append(listener)
+        if self._task is not None:
+            listener.start()
 
     # -- the loop ------------------------------------------------------------------------------
 

@@ -79,6 +79,7 @@ class CachedReader:
     async def _fresh(self, resource: Resource, namespace: str) -> bool:
         """Check the kind can be believed (held, listed, followed); whether it is served."""
         covers(self.cache, namespace)
+        self.cache.check_started(resource.kind)
         informer = self.cache.informer(resource.kind)
         if not informer.synced.is_set():
             await self.cache.synced(resource.kind, timeout=_SYNC_TIMEOUT)  # type: ignore[arg-type]

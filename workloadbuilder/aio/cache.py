@@ -137,28 +137,26 @@ class Cache:
         await self.stop()
 
     async def start(self) -> None:
-        """Start an informer for each of the cache's kinds (each lists, then watches)."""
+        """Start an informer for each of the cache's kinds, and for each kind a handler or an
+        index was added for (each lists, then watches)."""
         self._started = True
         for kind in self._kinds:
             self.informer(kind)
+        for informer in self._informers.values():
+            informer.start()
 
     async def stop(self) -> None:
-        """Stop every informer and handler."""
+        """Stop every informer and handler (what they hold is dropped)."""
         informers, self._informers = list(self._informers.values()), {}
         self._started = False
         for informer in informers:
             await informer.stop()
 
     def informer(self, kind: str) -> Informer:
-        """The informer of ``kind``, started now if it was not (a kind started on first use)."""
+        """The informer of ``kind``, made if there is none, started if the cache is (a kind
+        started on first use)."""
         found = self._informers.get(kind)
         if found is None:
-            if not self._started:
-                raise CacheSyncError(
-                    f"the cache is not started: use it as `async with aio.Cache(...)` (reading"
-                    f" {kind})",
-                    kind=kind,
-                )
             found = Informer(
                 self._transport,
                 _resource(kind),
@@ -168,8 +166,22 @@ class Cache:
                 observed=self.expectations.observed,
             )
             self._informers[kind] = found
+        if self._started:
             found.start()
         return found
+
+    @property
+    def started(self) -> bool:
+        """Whether the cache is started (and not stopped)."""
+        return self._started
+
+    def check_started(self, kind: str) -> None:
+        """``CacheSyncError`` when the cache is not started (``kind``: what was to be read)."""
+        if not self._started:
+            raise CacheSyncError(
+                f"the cache is not started: use it as `async with aio.Cache(...)` (reading {kind})",
+                kind=kind,
+            )
 
     # -- sync and health ---------------------------------------------------------------------
 
@@ -180,6 +192,7 @@ class Cache:
         sync and why (the server's last answer: 403 Forbidden, a dropped connection, ...).
         A kind the server does not serve (404) is synced as holding nothing: see ``unserved``.
         """
+        self.check_started(", ".join(kinds) or "every kind")
         informers = [self.informer(k) for k in kinds] if kinds else list(self._informers.values())
         try:
             async with asyncio.timeout(timeout):
@@ -212,8 +225,10 @@ class Cache:
         return frozenset(k for k, i in self._informers.items() if i.unserved)
 
     def check_fresh(self, kind: str) -> Informer:
-        """The informer of ``kind``, if its data can be believed; ``CacheSyncError`` when it
-        has not listed, or has not been followed for more than ``max_staleness`` seconds."""
+        """The informer of ``kind``, if its data can be believed; ``CacheSyncError`` when the
+        cache is not started, the kind has not listed, or has not been followed for more than
+        ``max_staleness`` seconds."""
+        self.check_started(kind)
         informer = self.informer(kind)
         if not informer.synced.is_set():
             raise CacheSyncError(
