@@ -11,13 +11,13 @@ read at all.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from enum import StrEnum
 from types import TracebackType
 from typing import Any, Literal, get_args
 
 from ._expectations import Expectations
-from ._indexer import Indexer, IndexFunc
+from ._indexer import Indexer
 from ._informer import Handler, Informer
 from ._resources import COMPOSITE_POD_GROUPS, EVENTS, JOBS, POD_GROUPS, PODS, WORKLOADS, Resource
 from ._transport import RetryPolicy, transport_for
@@ -42,6 +42,10 @@ CacheKind = Literal["Workload", "PodGroup", "CompositePodGroup", "Pod", "Job", "
 RESOURCES: Mapping[str, Resource] = {
     r.kind: r for r in (WORKLOADS, POD_GROUPS, COMPOSITE_POD_GROUPS, PODS, JOBS, EVENTS)
 }
+
+IndexFunc = Callable[[Mapping[str, Any]], Iterable[str]]
+"""An index function: the values an object (its JSON, read-only) is filed under (none, one or
+several strings), as client-go's ``IndexFunc``."""
 
 AddHandler = Callable[[dict[str, Any]], Awaitable[None] | None]
 """``on_add(obj)``: an object appeared (or was already cached when the handler was added)."""
