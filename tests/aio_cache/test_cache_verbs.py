@@ -220,3 +220,24 @@ async def test_a_kind_left_out_is_started_and_listed_on_first_use() -> None:
             sent = len(srv.requests)
             assert (await aio.reconcile_job(api, created, cache=cache)).created == ()
             assert len(srv.requests) == sent
+
+
+async def test_the_cli_status_and_diagnose_read_through_a_cache() -> None:
+    from workloadbuilder.cli._observe import diagnose_group, workload_status
+
+    async with server() as srv, srv.api_client() as api:
+        [created] = _jobs(srv, 1)
+        await aio.reconcile_job(api, created)
+        [workload] = srv.list_objects(SCHEDULING, "v1beta1", "workloads", NS)
+        name = workload["metadata"]["name"]
+        live_rows = await workload_status(api, NS, name)
+        live_verdict = await diagnose_group(api, NS, name, None)
+        async with aio.Cache(api, namespace=NS) as cache:
+            await cache.synced(timeout=10)
+            sent = len(srv.requests)
+            assert await workload_status(api, NS, name, cache=cache) == live_rows
+            assert await diagnose_group(api, NS, name, None, cache=cache) == live_verdict
+            assert len(srv.requests) == sent
+        assert [row.name for row in live_rows] == [
+            g["metadata"]["name"] for g in srv.list_objects(SCHEDULING, "v1beta1", "podgroups", NS)
+        ]
