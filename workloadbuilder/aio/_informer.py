@@ -31,7 +31,7 @@ __all__ = ["Handler", "Informer"]
 
 _log = logging.getLogger("workloadbuilder.aio")
 
-_BACKOFF_FIRST = 0.8  # client-go's reflector: 800 ms, doubling, capped at 30 s
+_BACKOFF_FIRST = 0.8  # client-go's reflector: 800 ms, doubling, capped at 30 s, jitter 1.0
 _BACKOFF_CAP = 30.0
 _UNSERVED_RECHECK = 30.0  # seconds between asking again for a kind answered 404
 _QUICK_ENDS = 3  # watches in a row ended at once with nothing: list again (and learn why)
@@ -184,7 +184,7 @@ class Informer:
                     continue
                 said = f"HTTP {exc.status} {exc.reason}".strip() if exc.status else "no answer"
                 self._fail(f"listing {self.resource.plural} failed ({said}): {exc}", exc.status)
-                await asyncio.sleep(backoff * (1 + random.random() / 2))
+                await asyncio.sleep(backoff * (1 + random.random()))
                 backoff = min(backoff * 2, _BACKOFF_CAP)
                 continue
             self.unserved = False
@@ -239,7 +239,7 @@ class Informer:
                 quick_ends += 1
                 if quick_ends >= _QUICK_ENDS:
                     return  # the watch cannot be opened: a list says why
-            await asyncio.sleep(backoff * (1 + random.random() / 2))
+            await asyncio.sleep(backoff * (1 + random.random()))
             backoff = min(backoff * 2, _BACKOFF_CAP)
 
     # -- changes -------------------------------------------------------------------------------
