@@ -3,10 +3,10 @@
 Put the objects on a cluster and keep them right: ``preflight``, ``apply``, ``resize``,
 ``delete`` and ``reconcile``; tell what the scheduler is doing with them: ``wait_scheduled``,
 ``diagnose`` and ``audit``; read them as the server holds them: ``read_object`` and
-``list_objects``; run controllers: ``WorkQueue`` (client-go's work queue) and
-``LeaderElection`` (one leader among replicas, on a Lease). Requests go through the caller's
-configured ``ApiClient``; a ``Client`` keeps one core (field manager, retry policy, discovery
-cache, counters) for all of them.
+``list_objects``; read without a request through a ``Cache`` (shared informers); run
+controllers: ``WorkQueue`` (client-go's work queue) and ``LeaderElection`` (one leader among
+replicas, on a Lease). Requests go through the caller's configured ``ApiClient``; a ``Client``
+keeps one core (field manager, retry policy, discovery cache, counters) for all of them.
 Install with ``pip install 'workloadbuilder[aio]'``.
 """
 
@@ -17,6 +17,16 @@ require("aio", "workloadbuilder.aio")  # before the imports that need it (ruff: 
 from ._transport import MAX_RESPONSE_BYTES, RetryPolicy, default_retry
 from .apply import DEFAULT_CONCURRENCY, apply
 from .audit import Finding, FindingKind, Severity, audit
+from .cache import (
+    AddHandler,
+    Cache,
+    CacheIndex,
+    CacheKind,
+    CacheSyncError,
+    DeleteHandler,
+    IndexFunc,
+    UpdateHandler,
+)
 from .client import Client
 from .config import new_client
 from .delete import DeleteResult, Terminating, delete
@@ -59,10 +69,16 @@ __all__ = [
     "JOB_CONTROLLER_UID_LABEL",
     "MAX_RESPONSE_BYTES",
     "APIError",
+    "AddHandler",
     "ApplyError",
     "BucketRateLimiter",
+    "Cache",
+    "CacheIndex",
+    "CacheKind",
+    "CacheSyncError",
     "Client",
     "Clock",
+    "DeleteHandler",
     "DeleteResult",
     "Event",
     "FieldConflict",
@@ -71,6 +87,7 @@ __all__ = [
     "FindingKind",
     "GroupState",
     "ImmutableChange",
+    "IndexFunc",
     "InvalidObjectError",
     "ItemExponentialFailureRateLimiter",
     "KubeconfigError",
@@ -96,6 +113,7 @@ __all__ = [
     "TakenNameError",
     "Terminating",
     "UnreachableError",
+    "UpdateHandler",
     "Verdict",
     "WorkQueue",
     "WorkQueueShutDown",
