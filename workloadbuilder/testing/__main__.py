@@ -65,6 +65,7 @@ async def serve(
     port: int = 0,
     namespaces: Sequence[str] = (),
     nodes: Sequence[dict[str, Any]] = (),
+    authorization: str = "AlwaysAllow",
 ) -> None:
     """Start a server (and a gang simulator when asked) with ``namespaces`` and ``nodes``
     created, print its kubeconfig, wait for a signal."""
@@ -76,7 +77,7 @@ async def serve(
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
-    async with FakeAPIServer(port=port) as server:
+    async with FakeAPIServer(port=port, authorization=authorization) as server:
         for name in dict.fromkeys(namespaces):
             if server.get_object("", "v1", "namespaces", None, name) is None:
                 server.create_object("", "v1", "namespaces", _namespace(name))
@@ -148,6 +149,13 @@ def parser() -> argparse.ArgumentParser:
         help="create these Nodes first (YAML or JSON: Node objects, or a list of "
         "{name, allocatable, labels}); the simulator schedules onto the server's Nodes",
     )
+    parser.add_argument(
+        "--authorization-mode",
+        choices=("AlwaysAllow", "RBAC"),
+        default="AlwaysAllow",
+        help="RBAC: authenticate bearer tokens and authorize as kube-apiserver's RBAC "
+        "authorizer (the kubeconfig printed holds an administrator's token)",
+    )
     return parser
 
 
@@ -164,7 +172,13 @@ def main(argv: list[str] | None = None) -> None:
         command.error(str(exc))
     try:
         asyncio.run(
-            serve(simulate=args.simulate, port=args.port, namespaces=args.namespace, nodes=nodes)
+            serve(
+                simulate=args.simulate,
+                port=args.port,
+                namespaces=args.namespace,
+                nodes=nodes,
+                authorization=args.authorization_mode,
+            )
         )
     except OSError as exc:  # the port is taken, say
         sys.exit(f"error: cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}")

@@ -30,6 +30,7 @@ from .metadata import (
     validate_object_meta,
     validate_object_meta_update,
 )
+from .rbac import RBAC_GROUP, default_rbac, validate_rbac
 from .workload import validate_workload, validate_workload_update
 
 SCHEDULING_GROUP: Final = "scheduling.k8s.io"
@@ -61,6 +62,8 @@ def apply_defaults(group: str, kind: str, obj: dict[str, Any], *, creating: bool
         default_job(obj, creating=creating)
     elif (group, kind) == ("", "Event"):
         default_event(obj)
+    elif group == RBAC_GROUP:
+        default_rbac(kind, obj)
     if group != SCHEDULING_GROUP or kind not in _DEFAULTED_GROUPS:
         return
     spec = obj.get("spec")
@@ -131,6 +134,8 @@ def _kind_rules(
 ) -> Errs:
     if (group, kind) in (("", "Pod"), ("batch", "Job"), ("", "Event")):
         return _core_rules(kind, obj, old, gates)
+    if group == RBAC_GROUP:
+        return validate_rbac(kind, obj, old)
     if group != SCHEDULING_GROUP or kind == "PriorityClass":
         return []
     errs: Errs = []

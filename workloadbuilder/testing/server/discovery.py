@@ -46,6 +46,15 @@ _FACTS: dict[tuple[str, str], Facts] = {
     ("apiextensions.k8s.io", "customresourcedefinitions"): Facts(
         ("crd", "crds"), ("api-extensions",)
     ),
+    **{
+        (group, plural): Facts(verbs=("create",))
+        for group, plural in (
+            ("authentication.k8s.io", "selfsubjectreviews"),
+            ("authorization.k8s.io", "selfsubjectaccessreviews"),
+            ("authorization.k8s.io", "selfsubjectrulesreviews"),
+            ("authorization.k8s.io", "subjectaccessreviews"),
+        )
+    },
 }
 
 

@@ -31,6 +31,9 @@ from workloadbuilder.testing.engine.verbs import (
     Result,
     WriteOptions,
 )
+from workloadbuilder.testing.rbac import bootstrap, kinds
+from workloadbuilder.testing.rbac.engine import RBACEngine
+from workloadbuilder.testing.server.authn import Gate, Tokens
 from workloadbuilder.testing.server.faults import Faults, RecordedRequest
 from workloadbuilder.testing.server.handler import HTTPHandler
 from workloadbuilder.testing.store.store import Store
@@ -38,9 +41,14 @@ from workloadbuilder.testing.store.store import Store
 if TYPE_CHECKING:
     from kubernetes_asyncio.client import ApiClient
 
-__all__ = ["DEFAULT_MANAGER", "FakeAPIServer"]
+__all__ = ["AUTHORIZATION_MODES", "DEFAULT_MANAGER", "FakeAPIServer"]
 
 DEFAULT_MANAGER = "workloadbuilder-testing"
+AUTHORIZATION_MODES = ("AlwaysAllow", "RBAC")
+"""The values of ``authorization`` (kube-apiserver's ``--authorization-mode`` names)."""
+ADMIN = "kubernetes-admin"
+"""The user of the kubeconfig's token (group ``system:masters``)."""
+_AA_TOKEN = "workloadbuilder-fake-token"
 _PATCH_TYPES = {"apply": APPLY, "merge": MERGE, "strategic": STRATEGIC, "json": JSON_PATCH}
 
 
@@ -60,6 +68,15 @@ class FakeAPIServer:
     in a namespace that does not exist is a 404 ``namespaces "x" not found``, as from the API
     server; ``auto_create_namespaces=True`` creates the ``Namespace`` instead. ``port``
     fixes the port (0: a free one).
+
+    ``authorization="RBAC"`` authenticates and authorizes every request as kube-apiserver
+    with ``--authorization-mode=RBAC``: it serves ``rbac.authorization.k8s.io/v1`` (with the
+    bootstrap ClusterRoles and bindings) and the review APIs, maps the bearer tokens of
+    :meth:`token_for` to their users (an unknown token is a 401, none is
+    ``system:anonymous``), honours impersonation headers, and refuses what no binding grants
+    with the API server's 403. The kubeconfig's token is an administrator's (``system:masters``),
+    so :meth:`api_client` and kubectl can do anything. The default ``"AlwaysAllow"`` lets every
+    request in, whatever its credentials.
     """
 
     def __init__(
@@ -73,20 +90,39 @@ class FakeAPIServer:
         field_checker: FieldChecker | None = model_unknown_fields,
         auto_create_namespaces: bool = False,
         port: int = 0,
+        authorization: str = "AlwaysAllow",
     ) -> None:
+        if authorization not in AUTHORIZATION_MODES:
+            raise ValueError(
+                f"unknown authorization {authorization!r}: use one of "
+                f"{', '.join(AUTHORIZATION_MODES)}"
+            )
+        self.authorization = authorization
+        rbac = authorization == "RBAC"
         self.gates = resolve_gates(feature_gates)
-        self._registry = Registry(resources, self.gates, group_versions)
+        served = tuple(resources)
+        if rbac:
+            served += tuple(rt for rt in kinds.SERVED if rt not in served)
+        self._registry = Registry(served, self.gates, group_versions)
         self._store = Store(event_history)
-        self._engine = CustomResourceEngine(
+        engine = RBACEngine if rbac else CustomResourceEngine
+        self._engine = engine(
             self._registry,
             self._store,
             field_checker,
             auto_create_namespaces=auto_create_namespaces,
         )
+        self._tokens = Tokens()
+        self._admin_token = self._tokens.issue(ADMIN, ["system:masters"]) if rbac else _AA_TOKEN
+        gate = (
+            Gate(self._tokens, self._engine.authorizer)
+            if isinstance(self._engine, RBACEngine)
+            else None
+        )
         self.faults = Faults()
         self.requests: list[RecordedRequest] = []
         self._handler = HTTPHandler(
-            self._engine, self.faults, self.requests, lambda: self.address, bookmark_interval
+            self._engine, self.faults, self.requests, lambda: self.address, bookmark_interval, gate
         )
         self._runner: web.ServerRunner | None = None
         self._port = port  # 0: a free port, chosen when started
@@ -95,6 +131,20 @@ class FakeAPIServer:
             self.create_object(
                 "", "v1", "namespaces", _namespace("default"), field_manager="kube-apiserver"
             )
+        if rbac and self._registry.get("rbac.authorization.k8s.io", "v1", "clusterroles"):
+            self._bootstrap_policy()
+
+    def _bootstrap_policy(self) -> None:
+        for role in bootstrap.cluster_roles():
+            self.create_object(
+                "rbac.authorization.k8s.io", "v1", "clusterroles", role,
+                field_manager="kube-apiserver",
+            )  # fmt: skip
+        for binding in bootstrap.cluster_role_bindings():
+            self.create_object(
+                "rbac.authorization.k8s.io", "v1", "clusterrolebindings", binding,
+                field_manager="kube-apiserver",
+            )  # fmt: skip
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -104,7 +154,7 @@ class FakeAPIServer:
             raise RuntimeError("FakeAPIServer is already started: start it once, or use a new one")
         await self._listen(self._port)
         self._tmpdir = Path(tempfile.mkdtemp(prefix="workloadbuilder-apiserver-"))
-        self.kubeconfig_path.write_text(_kubeconfig(self.url))
+        self.kubeconfig_path.write_text(_kubeconfig(self.url, self._admin_token))
 
     async def restart(self, downtime: float = 0.0) -> None:
         """Stop listening (dropping every connection and watch), stay down ``downtime``
@@ -182,11 +232,28 @@ class FakeAPIServer:
         """Whether ``group/version/plural`` is served (given the gates and group_versions)."""
         return self._registry.get(group, version, plural) is not None
 
-    def api_client(self) -> ApiClient:
-        """A kubernetes-asyncio ``ApiClient`` for this server; close it (``async with``)."""
+    def token_for(self, user: str, groups: Iterable[str] = ()) -> str:
+        """A bearer token this server maps to ``user`` in ``groups``, plus
+        ``system:authenticated`` and, for ``system:serviceaccount:NS:NAME``,
+        ``system:serviceaccounts`` and ``system:serviceaccounts:NS`` (the same token each
+        time for the same user and groups)."""
+        return self._tokens.issue(user, tuple(groups))
+
+    def api_client(self, user: str | None = None, groups: Iterable[str] = ()) -> ApiClient:
+        """A kubernetes-asyncio ``ApiClient`` for this server; close it (``async with``).
+
+        It carries the administrator's token, or with ``user`` that of :meth:`token_for`."""
         from kubernetes_asyncio.client import ApiClient, Configuration
 
-        return ApiClient(Configuration(host=self.url))
+        if user is None and self.authorization == "AlwaysAllow":
+            return ApiClient(Configuration(host=self.url))
+        token = self._admin_token if user is None else self.token_for(user, groups)
+        config = Configuration(
+            host=self.url,
+            api_key={"authorization": token},
+            api_key_prefix={"authorization": "Bearer"},
+        )
+        return ApiClient(config)
 
     # -- in-process API (same code path as HTTP; call it from the server's event loop) -----
 
@@ -378,7 +445,7 @@ def _namespace(name: str) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
 
 
-def _kubeconfig(url: str) -> str:
+def _kubeconfig(url: str, token: str) -> str:
     return f"""apiVersion: v1
 kind: Config
 clusters:
@@ -388,7 +455,7 @@ clusters:
 users:
 - name: fake
   user:
-    token: workloadbuilder-fake-token
+    token: {token}
 contexts:
 - name: fake
   context:
