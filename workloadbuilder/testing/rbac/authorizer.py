@@ -72,10 +72,15 @@ def _list(value: Any) -> list[Any]:
 
 
 class RBACAuthorizer:
-    """Decides requests from the Roles, ClusterRoles and their bindings in ``store``."""
+    """Decides requests from the Roles, ClusterRoles and their bindings in ``store``.
 
-    def __init__(self, store: Store) -> None:
+    ``registry=False`` words a missing role as the authorizer's informer listers do
+    (``clusterrole.rbac.authorization.k8s.io "x" not found``); ``True`` as the registry
+    behind the escalation checks (``clusterroles.rbac...``)."""
+
+    def __init__(self, store: Store, *, registry: bool = False) -> None:
         self.store = store
+        self._suffix = "s" if registry else ""
 
     def role_rules(self, role_ref: Any, namespace: str) -> tuple[list[Rule], str]:
         """The rules a binding's ``roleRef`` grants, or ``([], error)`` when they cannot be read
@@ -84,10 +89,10 @@ class RBACAuthorizer:
         kind, name = ref.get("kind"), str(ref.get("name", ""))
         if kind == "Role":
             found = self.store.get(ROLES, (namespace, name))
-            what = f'roles.{RBAC} "{name}" not found'
+            what = f'role{self._suffix}.{RBAC} {_quoted(name)} not found'
         elif kind == "ClusterRole":
             found = self.store.get(CLUSTER_ROLES, ("", name))
-            what = f'clusterroles.{RBAC} "{name}" not found'
+            what = f'clusterrole{self._suffix}.{RBAC} {_quoted(name)} not found'
         else:
             return [], f"unsupported role reference kind: {_quoted(kind)}"
         if found is None:

@@ -45,6 +45,7 @@ class EscalationCheck:
 
     def __init__(self, authorizer: RBACAuthorizer) -> None:
         self.authorizer = authorizer
+        self.resolver = RBACAuthorizer(authorizer.store, registry=True)
 
     def _allowed(self, user: UserInfo, verb: str, resource: str, name: str, ns: str) -> bool:
         attrs = Attributes(
@@ -56,7 +57,7 @@ class EscalationCheck:
     def _confirm(
         self, user: UserInfo, namespace: str, wanted: list[Rule], resource: str, name: str
     ) -> None:
-        held, resolution = self.authorizer.rules_for(user, namespace)
+        held, resolution = self.resolver.rules_for(user, namespace)
         missing = uncovered(held, wanted)
         if missing:
             raise forbidden(RBAC, resource, name, escalation(user, missing, resolution))
@@ -83,7 +84,7 @@ class EscalationCheck:
                 and aggregation
                 and (old is None or old.get("aggregationRule") != aggregation)
             ):
-                held, _ = self.authorizer.rules_for(user, namespace)
+                held, _ = self.resolver.rules_for(user, namespace)
                 if uncovered(held, _FULL_AUTHORITY):
                     message = "must have cluster-admin privileges to use the aggregationRule"
                     raise forbidden(RBAC, resource, name, message)
@@ -98,7 +99,7 @@ class EscalationCheck:
         )  # fmt: skip
         if self.authorizer.authorize(bind).allowed:
             return
-        rules, error = self.authorizer.role_rules(ref, namespace)
+        rules, error = self.resolver.role_rules(ref, namespace)
         if error:
             ref_name = str(ref.get("name", ""))
             details = {"name": ref_name, "group": RBAC, "kind": target}

@@ -250,8 +250,8 @@ class FakeAPIServer:
         token = self._admin_token if user is None else self.token_for(user, groups)
         config = Configuration(
             host=self.url,
-            api_key={"authorization": token},
-            api_key_prefix={"authorization": "Bearer"},
+            api_key={"BearerToken": token},
+            api_key_prefix={"BearerToken": "Bearer"},
         )
         return ApiClient(config)
 
