@@ -89,10 +89,10 @@ class RBACAuthorizer:
         kind, name = ref.get("kind"), str(ref.get("name", ""))
         if kind == "Role":
             found = self.store.get(ROLES, (namespace, name))
-            what = f'role{self._suffix}.{RBAC} {_quoted(name)} not found'
+            what = f"role{self._suffix}.{RBAC} {_quoted(name)} not found"
         elif kind == "ClusterRole":
             found = self.store.get(CLUSTER_ROLES, ("", name))
-            what = f'clusterrole{self._suffix}.{RBAC} {_quoted(name)} not found'
+            what = f"clusterrole{self._suffix}.{RBAC} {_quoted(name)} not found"
         else:
             return [], f"unsupported role reference kind: {_quoted(kind)}"
         if found is None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import shutil
 import socket
+import ssl
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -33,6 +35,7 @@ from workloadbuilder.testing.engine.verbs import (
 )
 from workloadbuilder.testing.rbac import bootstrap, kinds
 from workloadbuilder.testing.rbac.engine import RBACEngine
+from workloadbuilder.testing.server import tls
 from workloadbuilder.testing.server.authn import Gate, Tokens
 from workloadbuilder.testing.server.faults import Faults, RecordedRequest
 from workloadbuilder.testing.server.handler import HTTPHandler
@@ -126,6 +129,8 @@ class FakeAPIServer:
         )
         self._runner: web.ServerRunner | None = None
         self._port = port  # 0: a free port, chosen when started
+        self._tls: ssl.SSLContext | None = None
+        self._tls_port = 0
         self._tmpdir: Path | None = None
         if self._registry.get("", "v1", "namespaces") is not None:
             self.create_object(
@@ -152,9 +157,16 @@ class FakeAPIServer:
         """Listen on 127.0.0.1 and write the kubeconfig."""
         if self._runner is not None:
             raise RuntimeError("FakeAPIServer is already started: start it once, or use a new one")
-        await self._listen(self._port)
         self._tmpdir = Path(tempfile.mkdtemp(prefix="workloadbuilder-apiserver-"))
-        self.kubeconfig_path.write_text(_kubeconfig(self.url, self._admin_token))
+        if self.authorization == "RBAC":
+            self._tls = tls.server_context(*tls.make_certificate(self._tmpdir))
+        await self._listen(self._port)
+        if self._tls is None:
+            config = _kubeconfig(self.url, "", self._admin_token)
+        else:
+            authority = base64.b64encode((self._tmpdir / "serving.crt").read_bytes()).decode()
+            config = _kubeconfig(self.secure_url, authority, self._admin_token)
+        self.kubeconfig_path.write_text(config)
 
     async def restart(self, downtime: float = 0.0) -> None:
         """Stop listening (dropping every connection and watch), stay down ``downtime``
@@ -175,6 +187,12 @@ class FakeAPIServer:
         runner = web.ServerRunner(web.Server(self._handler), shutdown_timeout=1.0)
         await runner.setup()
         await web.SockSite(runner, sock).start()
+        if self._tls is not None:
+            secure = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            secure.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            secure.bind(("127.0.0.1", self._tls_port))
+            self._tls_port = secure.getsockname()[1]
+            await web.SockSite(runner, secure, ssl_context=self._tls).start()
         self._runner = runner
 
     async def stop(self) -> None:
@@ -212,8 +230,19 @@ class FakeAPIServer:
         return f"http://{self.address}"
 
     @property
+    def secure_url(self) -> str:
+        """``https://127.0.0.1:<port>``: the TLS listener of an RBAC server (client-go sends
+        credentials only over TLS); its certificate is the kubeconfig's authority."""
+        if self._runner is None or self._tls is None:
+            raise RuntimeError(
+                "FakeAPIServer has a TLS listener only with authorization='RBAC', once started"
+            )
+        return f"https://127.0.0.1:{self._tls_port}"
+
+    @property
     def kubeconfig_path(self) -> Path:
-        """A kubeconfig for this server (context ``fake``, namespace ``default``)."""
+        """A kubeconfig for this server (context ``fake``, namespace ``default``); with RBAC
+        it names :attr:`secure_url` and carries an administrator's token."""
         if self._tmpdir is None:
             raise _not_started()
         return self._tmpdir / "kubeconfig"
@@ -445,13 +474,14 @@ def _namespace(name: str) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
 
 
-def _kubeconfig(url: str, token: str) -> str:
+def _kubeconfig(url: str, authority: str, token: str) -> str:
+    ca = f"\n    certificate-authority-data: {authority}" if authority else ""
     return f"""apiVersion: v1
 kind: Config
 clusters:
 - name: fake
   cluster:
-    server: {url}
+    server: {url}{ca}
 users:
 - name: fake
   user:
