@@ -109,15 +109,17 @@ class RBACAuthorizer:
         if namespace:
             sources += [(s.obj, namespace) for s in self.store.select(ROLE_BINDINGS, namespace)]
         for binding, binding_namespace in sources:
-            if not any(
-                _applies(user, s, binding_namespace) for s in _list(binding.get("subjects"))
-            ):
+            subjects = _list(binding.get("subjects"))
+            subject = next((s for s in subjects if _applies(user, s, binding_namespace)), None)
+            if subject is None:
                 continue
             rules, error = self.role_rules(binding.get("roleRef"), binding_namespace)
             if error:
                 yield None, error
+                continue
+            source = _describe(binding, subject, binding_namespace)
             for rule in rules:
-                yield rule, ""
+                yield rule, source
 
     def rules_for(self, user: UserInfo, namespace: str) -> tuple[list[Rule], list[str]]:
         """Every rule that applies, and the errors met resolving them."""

@@ -12,7 +12,7 @@ from workloadbuilder.testing.common.resources import ResourceType
 from workloadbuilder.testing.rbac.attributes import Attributes
 from workloadbuilder.testing.rbac.authorizer import RBACAuthorizer
 from workloadbuilder.testing.rbac.identity import UserInfo
-from workloadbuilder.testing.rules.errors import invalid, required
+from workloadbuilder.testing.rules.errors import invalid
 
 AUTHORIZATION: Final = "authorization.k8s.io"
 AUTHENTICATION: Final = "authentication.k8s.io"
@@ -109,7 +109,9 @@ def review(
     elif rt.kind == "SelfSubjectAccessReview":
         out["status"] = _decision(authorizer, _attributes(user, spec, rt.kind))
     elif rt.kind == "SelfSubjectRulesReview":
-        out["status"] = _rules_status(authorizer, user, str(spec.get("namespace", "")))
+        if not spec.get("namespace"):
+            raise errors.bad_request("no namespace on request")
+        out["status"] = _rules_status(authorizer, user, str(spec["namespace"]))
     else:
         subject = _subject(spec, rt.kind)
         out["status"] = _decision(authorizer, _attributes(subject, spec, rt.kind))
@@ -120,7 +122,9 @@ def _subject(spec: dict[str, Any], kind: str) -> UserInfo:
     name = spec.get("user")
     groups = spec.get("groups")
     if not name and not groups:
-        cause = required("spec.user", "at least one of user or group must be specified")
+        cause = invalid(
+            "spec.user", str(name or ""), "at least one of user or group must be specified"
+        )
         raise errors.invalid(kind, AUTHORIZATION, "", [cause.to_cause()])
     listed = tuple(str(g) for g in groups) if isinstance(groups, list) else ()
     return UserInfo(str(name or ""), listed, str(spec.get("uid", "")))
