@@ -319,3 +319,9 @@ async def test_kubectl_creates_roles_and_bindings(
     assert await kubectl(
         server, tmp_path, "auth", "can-i", "list", "podgroups.scheduling.k8s.io", "--as=alice"
     ) == (0, "yes\n")
+    # the RoleBinding printer's columns, as kubectl shows them from a cluster
+    code, out = await kubectl(server, tmp_path, "get", "rolebindings", "-o", "wide")
+    assert code == 0
+    rows = [line.split() for line in out.splitlines()]
+    assert rows[0] == ["NAME", "ROLE", "AGE", "USERS", "GROUPS", "SERVICEACCOUNTS"]
+    assert rows[1][:2] == ["alice-reads", "Role/pg-reader"] and rows[1][3:] == ["alice"]
