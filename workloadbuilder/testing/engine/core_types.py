@@ -66,7 +66,62 @@ JOB_SPEC: Final[Fields] = {
     **_all(STRING, "completionMode", "podReplacementPolicy", "managedBy"),
     "template": ("PodTemplateSpec", {"spec": ("PodSpec", POD_SPEC)}),
 }  # fmt: skip
+_RBAC = "rbac.authorization.k8s.io"
+POLICY_RULE: Final[Fields] = _all(
+    STRING_LIST, "verbs", "apiGroups", "resources", "resourceNames", "nonResourceURLs"
+)
+LABEL_SELECTOR: Final[Fields] = {
+    "matchLabels": STRING_MAP,
+    "matchExpressions": [
+        (
+            "LabelSelectorRequirement",
+            {"key": STRING, "operator": STRING, "values": STRING_LIST},
+        )
+    ],
+}
+_ROLE: Final[Fields] = {"rules": [("PolicyRule", POLICY_RULE)]}
+_BINDING: Final[Fields] = {
+    "subjects": [("Subject", _all(STRING, "kind", "apiGroup", "name", "namespace"))],
+    "roleRef": ("RoleRef", _all(STRING, "apiGroup", "kind", "name")),
+}
+_ATTRIBUTES: Final[Fields] = {
+    "resourceAttributes": (
+        "ResourceAttributes",
+        _all(STRING, "namespace", "verb", "group", "version", "resource", "subresource", "name"),
+    ),
+    "nonResourceAttributes": ("NonResourceAttributes", _all(STRING, "path", "verb")),
+}
 KINDS: Final[dict[tuple[str, str], tuple[str, Fields]]] = {
+    (_RBAC, "Role"): ("Role", _ROLE),
+    (_RBAC, "ClusterRole"): (
+        "ClusterRole",
+        {
+            **_ROLE,
+            "aggregationRule": (
+                "AggregationRule",
+                {"clusterRoleSelectors": [("LabelSelector", LABEL_SELECTOR)]},
+            ),
+        },
+    ),
+    (_RBAC, "RoleBinding"): ("RoleBinding", _BINDING),
+    (_RBAC, "ClusterRoleBinding"): ("ClusterRoleBinding", _BINDING),
+    ("authorization.k8s.io", "SelfSubjectAccessReview"): (
+        "SelfSubjectAccessReview",
+        {"spec": ("SelfSubjectAccessReviewSpec", _ATTRIBUTES)},
+    ),
+    ("authorization.k8s.io", "SubjectAccessReview"): (
+        "SubjectAccessReview",
+        {
+            "spec": (
+                "SubjectAccessReviewSpec",
+                {**_ATTRIBUTES, "user": STRING, "groups": STRING_LIST, "uid": STRING},
+            )
+        },
+    ),
+    ("authorization.k8s.io", "SelfSubjectRulesReview"): (
+        "SelfSubjectRulesReview",
+        {"spec": ("SelfSubjectRulesReviewSpec", {"namespace": STRING})},
+    ),
     ("", "Pod"): ("Pod", {"spec": ("PodSpec", POD_SPEC)}),
     ("batch", "Job"): ("Job", {"spec": ("JobSpec", JOB_SPEC)}),
     ("scheduling.k8s.io", "PriorityClass"): (

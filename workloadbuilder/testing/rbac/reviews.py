@@ -100,10 +100,11 @@ def review(
     """The answer to a review ``body`` sent by ``user`` (its ``spec`` and, but for
     SubjectAccessReview, the requester's own identity)."""
     spec = _map(body.get("spec"))
-    out = {k: v for k, v in body.items() if k != "status"}
-    out.setdefault("metadata", {})
-    out["metadata"].setdefault("creationTimestamp", None)
-    out["apiVersion"], out["kind"] = rt.api_version, rt.kind
+    metadata = {**_map(body.get("metadata"))}
+    metadata.setdefault("creationTimestamp", None)
+    out: dict[str, Any] = {"kind": rt.kind, "apiVersion": rt.api_version, "metadata": metadata}
+    if rt.kind != "SelfSubjectReview":
+        out["spec"] = spec
     if rt.kind == "SelfSubjectReview":
         out["status"] = {"userInfo": user.to_dict()}
     elif rt.kind == "SelfSubjectAccessReview":
