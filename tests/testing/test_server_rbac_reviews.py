@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from rbac_helpers import RBAC, as_user, binding, grant, namespace, rule, user_subject
 from server_helpers import bounded
 
@@ -325,3 +326,26 @@ async def test_kubectl_creates_roles_and_bindings(
     rows = [line.split() for line in out.splitlines()]
     assert rows[0] == ["NAME", "ROLE", "AGE", "USERS", "GROUPS", "SERVICEACCOUNTS"]
     assert rows[1][:2] == ["alice-reads", "Role/pg-reader"] and rows[1][3:] == ["alice"]
+
+
+def test_the_standalone_server_authorizes_with_rbac() -> None:
+    from kubernetes import client, config
+    from kubernetes.client.rest import ApiException
+    from server_process import server_process
+
+    with server_process("--authorization-mode", "RBAC", "-n", "ml") as kubeconfig:
+        written = yaml.safe_load(kubeconfig.read_text())
+        assert written["clusters"][0]["cluster"]["server"].startswith("https://127.0.0.1:")
+        api = config.new_client_from_config(config_file=str(kubeconfig))
+        try:
+            roles = client.RbacAuthorizationV1Api(api).list_cluster_role().items
+            settings = client.Configuration(host=api.configuration.host)
+            settings.ssl_ca_cert = api.configuration.ssl_ca_cert  # no token: anonymous
+            anonymous = client.ApiClient(settings)
+            with pytest.raises(ApiException) as refused:
+                client.CoreV1Api(anonymous).list_namespace()
+            anonymous.close()
+        finally:
+            api.close()
+    assert "cluster-admin" in {r.metadata.name for r in roles}
+    assert refused.value.status == 403
