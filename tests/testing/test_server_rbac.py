@@ -400,3 +400,16 @@ def test_an_unknown_authorization_mode_is_refused() -> None:
         ValueError, match="unknown authorization 'Node': use one of AlwaysAllow, RBAC"
     ):
         FakeAPIServer(authorization="Node")
+
+
+@bounded(30)
+async def test_the_gang_simulator_acts_as_the_administrator(
+    fake_apiserver: FakeAPIServer, gang_simulator: Any
+) -> None:
+    fake_apiserver.create_object(
+        "", "v1", "pods", {**pod("p"), "metadata": {"name": "p", "namespace": "default"}}
+    )
+    await gang_simulator.step()
+    placed = fake_apiserver.get_object("", "v1", "pods", "default", "p")
+    assert placed is not None and placed["spec"].get("nodeName")
+    assert fake_apiserver.admin_headers["Authorization"].startswith("Bearer ")

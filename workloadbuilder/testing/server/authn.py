@@ -105,7 +105,10 @@ class Gate:
             raise unauthorized()
         return user
 
-    def _check(self, attrs: Attributes) -> None:
+    def _may_act_as(self, requester: UserInfo, resource: str, name: str, **where: str) -> None:
+        """403 unless ``requester`` may ``impersonate`` ``resource`` ``name`` (``where``:
+        ``api_group``, ``namespace``, ``subresource``)."""
+        attrs = Attributes(requester, "impersonate", True, resource=resource, name=name, **where)
         decision = self.authorizer.authorize(attrs)
         if not decision.allowed:
             raise refused(attrs, decision.reason)
@@ -132,30 +135,23 @@ class Gate:
         groups: list[str] = []
         account = split_service_account(name)
 
-        def may(
-            verb_resource: str, target: str, group: str = "", ns: str = "", sub: str = ""
-        ) -> None:
-            attrs = Attributes(
-                requester, "impersonate", True, api_group=group, namespace=ns,
-                resource=verb_resource, subresource=sub, name=target,
-            )  # fmt: skip
-            self._check(attrs)
-
         if account is not None:
-            may("serviceaccounts", account[1], ns=account[0])
+            self._may_act_as(requester, "serviceaccounts", account[1], namespace=account[0])
             if not groups_asked:
                 groups += service_account_groups(account[0])
         else:
-            may("users", name)
+            self._may_act_as(requester, "users", name)
         for group in groups_asked:
-            may("groups", group)
+            self._may_act_as(requester, "groups", group)
             groups.append(group)
         extra: dict[str, list[str]] = {}
         for key, value in extras:
-            may("userextras", value, group=_AUTHENTICATION, sub=key)
+            self._may_act_as(
+                requester, "userextras", value, api_group=_AUTHENTICATION, subresource=key
+            )
             extra.setdefault(key, []).append(value)
         if uid:
-            may("uids", uid, group=_AUTHENTICATION)
+            self._may_act_as(requester, "uids", uid, api_group=_AUTHENTICATION)
         if name != ANONYMOUS:
             if AUTHENTICATED not in groups and UNAUTHENTICATED not in groups:
                 groups.append(AUTHENTICATED)

@@ -261,6 +261,14 @@ class FakeAPIServer:
         """Whether ``group/version/plural`` is served (given the gates and group_versions)."""
         return self._registry.get(group, version, plural) is not None
 
+    @property
+    def admin_headers(self) -> dict[str, str]:
+        """Request headers that authenticate as the kubeconfig's administrator (none when
+        every request is allowed anyway)."""
+        if self.authorization == "AlwaysAllow":
+            return {}
+        return {"Authorization": f"Bearer {self._admin_token}"}
+
     def token_for(self, user: str, groups: Iterable[str] = ()) -> str:
         """A bearer token this server maps to ``user`` in ``groups``, plus
         ``system:authenticated`` and, for ``system:serviceaccount:NS:NAME``,
