@@ -413,3 +413,14 @@ async def test_the_gang_simulator_acts_as_the_administrator(
     placed = fake_apiserver.get_object("", "v1", "pods", "default", "p")
     assert placed is not None and placed["spec"].get("nodeName")
     assert fake_apiserver.admin_headers["Authorization"].startswith("Bearer ")
+
+
+@pytest.mark.fake_apiserver(authorization="RBAC", group_versions=["v1"])
+@bounded()
+async def test_an_rbac_server_always_serves_rbac(fake_apiserver: FakeAPIServer) -> None:
+    assert fake_apiserver.serves(RBAC, "v1", "clusterrolebindings")
+    assert not fake_apiserver.serves(SCHED, "v1beta1", "podgroups")
+    async with fake_apiserver.api_client() as api:
+        from kubernetes_asyncio import client
+
+        assert (await client.CoreV1Api(api).list_namespace()).items

@@ -104,8 +104,10 @@ class FakeAPIServer:
         rbac = authorization == "RBAC"
         self.gates = resolve_gates(feature_gates)
         served = tuple(resources)
-        if rbac:
+        if rbac:  # an RBAC server serves the RBAC API and the reviews whatever else it serves
             served += tuple(rt for rt in kinds.SERVED if rt not in served)
+            if group_versions is not None:
+                group_versions = [*group_versions, *(rt.api_version for rt in kinds.SERVED)]
         self._registry = Registry(served, self.gates, group_versions)
         self._store = Store(event_history)
         engine = RBACEngine if rbac else CustomResourceEngine
