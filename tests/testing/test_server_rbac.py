@@ -424,3 +424,24 @@ async def test_an_rbac_server_always_serves_rbac(fake_apiserver: FakeAPIServer) 
         from kubernetes_asyncio import client
 
         assert (await client.CoreV1Api(api).list_namespace()).items
+
+
+@bounded()
+async def test_a_deleted_binding_or_role_grants_nothing(fake_apiserver: FakeAPIServer) -> None:
+    server = fake_apiserver
+    grant(server, "alice", "default", rule([""], ["pods"], ["list"]))
+    assert (await as_user(server, "alice", "GET", PODS)).status == 200
+    (bound,) = [
+        b for b in server.list_objects(RBAC, "v1", "rolebindings", "default")
+        if b["subjects"][0]["name"] == "alice"
+    ]  # fmt: skip
+    server.delete_object(RBAC, "v1", "roles", "default", bound["roleRef"]["name"])
+    refused = await as_user(server, "alice", "GET", PODS)
+    assert refused.json()["message"].endswith(
+        f'RBAC: role.rbac.authorization.k8s.io "{bound["roleRef"]["name"]}" not found'
+    )
+    server.delete_object(RBAC, "v1", "rolebindings", "default", bound["metadata"]["name"])
+    assert (await as_user(server, "alice", "GET", PODS)).json()["message"] == (
+        'pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the '
+        'namespace "default"'
+    )

@@ -81,6 +81,11 @@ class RBACAuthorizer:
     def __init__(self, store: Store, *, registry: bool = False) -> None:
         self.store = store
         self._suffix = "s" if registry else ""
+        self._cache: dict[tuple[str, tuple[str, ...], str], list[tuple[Rule | None, str]]] = {}
+
+    def changed(self) -> None:
+        """Forget what was resolved: a role or binding changed (call after every such write)."""
+        self._cache.clear()
 
     def role_rules(self, role_ref: Any, namespace: str) -> tuple[list[Rule], str]:
         """The rules a binding's ``roleRef`` grants, or ``([], error)`` when they cannot be read
@@ -99,10 +104,18 @@ class RBACAuthorizer:
             return [], what
         return [r for r in _list(found.obj.get("rules")) if isinstance(r, dict)], ""
 
-    def visit(self, user: UserInfo, namespace: str) -> Iterator[tuple[Rule | None, str]]:
+    def visit(self, user: UserInfo, namespace: str) -> list[tuple[Rule | None, str]]:
         """Each ``(rule, source)`` that applies to ``user`` in ``namespace`` (``""``: cluster
         bindings only; ``source`` describes the binding and subject), and ``(None, error)``
         for each binding whose role cannot be read."""
+        key = (user.name, user.groups, namespace)
+        if key not in self._cache:
+            if len(self._cache) > 1024:
+                self._cache.clear()
+            self._cache[key] = list(self._resolve(user, namespace))
+        return self._cache[key]
+
+    def _resolve(self, user: UserInfo, namespace: str) -> Iterator[tuple[Rule | None, str]]:
         sources: list[tuple[dict[str, Any], str]] = [
             (s.obj, "") for s in self.store.select(CLUSTER_ROLE_BINDINGS, None)
         ]

@@ -18,7 +18,7 @@ from workloadbuilder.testing.rbac.authorizer import CLUSTER_ROLES, RBAC, RBACAut
 from workloadbuilder.testing.rbac.escalation import BINDING_KINDS, ROLE_KINDS, EscalationCheck
 from workloadbuilder.testing.rbac.identity import REQUESTER, UserInfo
 from workloadbuilder.testing.rbac.reviews import REVIEW_GROUPS, review
-from workloadbuilder.testing.store.store import Stored
+from workloadbuilder.testing.store.store import GroupResource, Name, Stored
 
 AGGREGATOR: Final = WriteOptions(field_manager="clusterrole-aggregation-controller")
 _SYSTEM: Final = UserInfo("system:apiserver", ("system:masters",))
@@ -94,8 +94,22 @@ class RBACEngine(CustomResourceEngine):
 
     def persist(self, rt: ResourceType, stored: Stored) -> None:
         super().persist(rt, stored)
+        if rt.group == RBAC:
+            self._rbac_changed()
         if (rt.group, rt.plural) == CLUSTER_ROLES:
             self.aggregate()
+
+    def _remove(self, resource: GroupResource, key: Name, stored: Stored) -> dict[str, Any]:
+        final = super()._remove(resource, key, stored)
+        if resource[0] == RBAC:
+            self._rbac_changed()
+            if resource == CLUSTER_ROLES:
+                self.aggregate()
+        return final
+
+    def _rbac_changed(self) -> None:
+        self.authorizer.changed()
+        self.escalation.resolver.changed()
 
     def aggregate(self) -> None:
         """Bring every aggregated ClusterRole's rules up to date (a chain settles in a few
