@@ -53,16 +53,22 @@ def _watch(query: Mapping[str, str]) -> bool:
 
 
 def _named_by_selector(selector: str | None) -> str:
-    """The name a field selector requires exactly (``metadata.name=x`` or ``==``), or ``""``."""
-    if not selector:
+    """The name a field selector requires exactly (its first ``metadata.name=x`` or ``==``
+    term), or ``""``; a selector that does not parse (a term without an operator) and a name
+    that is not a path segment name none."""
+    name: str | None = None
+    for term in (selector or "").split(","):
+        for operator in ("!=", "==", "="):
+            key, sep, value = term.partition(operator)
+            if sep:
+                break
+        else:
+            return ""  # fields.ParseSelector refuses the whole selector
+        if name is None and operator != "!=" and key.strip() == "metadata.name":
+            name = value.strip()
+    if not name or name in (".", "..") or "/" in name or "%" in name:
         return ""
-    name = ""
-    for term in selector.split(","):
-        key, sep, value = term.partition("==") if "==" in term else term.partition("=")
-        if not sep or key.endswith("!") or key.strip() != "metadata.name":
-            continue
-        name = value.strip()
-    return name if name and name not in (".", "..") and "/" not in name else ""
+    return name
 
 
 def request_attributes(
