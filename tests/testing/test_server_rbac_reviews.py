@@ -349,3 +349,24 @@ def test_the_standalone_server_authorizes_with_rbac() -> None:
             api.close()
     assert "cluster-admin" in {r.metadata.name for r in roles}
     assert refused.value.status == 403
+
+
+@bounded(30)
+async def test_the_sdk_reads_the_kubeconfig(fake_apiserver: FakeAPIServer) -> None:
+    from kubernetes_asyncio import client
+
+    from workloadbuilder import aio
+
+    api = await aio.new_client(fake_apiserver.kubeconfig_path)
+    async with api:
+        roles = await client.RbacAuthorizationV1Api(api).list_cluster_role()
+    assert "system:basic-user" in {r.metadata.name for r in roles.items}
+
+
+@bounded(30)
+async def test_kube_cluster_runs_on_an_rbac_server(kube_cluster: Any) -> None:
+    from kubernetes_asyncio import client
+
+    pods = await client.CoreV1Api(kube_cluster.api).list_namespaced_pod(kube_cluster.namespace)
+    assert pods.items == []
+    assert kube_cluster.server.authorization == "RBAC"
