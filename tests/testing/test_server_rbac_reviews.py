@@ -135,6 +135,16 @@ async def test_self_subject_rules_reviews(fake_apiserver: FakeAPIServer) -> None
         "apiGroups": ["scheduling.k8s.io"],
         "resources": ["podgroups"],
     } not in other.json()["status"]["resourceRules"]
+    server.create_object(
+        RBAC, "v1", "rolebindings",
+        binding("gone", "default", "ClusterRole", "nope", user_subject("alice")),
+    )  # fmt: skip
+    spec = {"namespace": "default"}
+    broken = await as_user(server, "alice", "POST", SSRR, review("SelfSubjectRulesReview", spec))
+    assert broken.json()["status"]["incomplete"] is False  # the RBAC authorizer never says so
+    assert broken.json()["status"]["evaluationError"] == (
+        'clusterrole.rbac.authorization.k8s.io "nope" not found'
+    )
     none = await as_user(server, "alice", "POST", SSRR, review("SelfSubjectRulesReview", {}))
     assert (none.status, none.json()["message"]) == (400, "no namespace on request")
 

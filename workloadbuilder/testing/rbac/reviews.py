@@ -66,27 +66,26 @@ def _decision(authorizer: RBACAuthorizer, attrs: Attributes) -> dict[str, Any]:
 
 
 def _rules_status(authorizer: RBACAuthorizer, user: UserInfo, namespace: str) -> dict[str, Any]:
+    """As the RBAC authorizer's ``RulesFor``: a rule with resources is a resource rule, one
+    with URLs a non-resource rule (a rule may be both); never ``incomplete``, but the roles
+    it could not read are the ``evaluationError``."""
     rules, problems = authorizer.rules_for(user, namespace)
-    resource, non_resource = [], []
+    resource: list[dict[str, Any]] = []
+    non_resource: list[dict[str, Any]] = []
     for rule in rules:
+        verbs = {"verbs": rule.get("verbs") or []}
+        if rule.get("resources"):
+            resource.append({**verbs, **_only(rule, "apiGroups", "resources", "resourceNames")})
         if rule.get("nonResourceURLs"):
-            non_resource.append({"verbs": rule.get("verbs", []), **_only(rule, "nonResourceURLs")})
-        else:
-            resource.append(
-                {
-                    "verbs": rule.get("verbs", []),
-                    **_only(rule, "apiGroups", "resources", "resourceNames"),
-                }
-            )
+            non_resource.append({**verbs, **_only(rule, "nonResourceURLs")})
     status: dict[str, Any] = {
         "resourceRules": resource,
         "nonResourceRules": non_resource,
-        "incomplete": bool(problems),
+        "incomplete": False,
     }
     if problems:
-        status["evaluationError"] = (
-            problems[0] if len(problems) == 1 else "[" + ", ".join(problems) + "]"
-        )
+        joined = problems[0] if len(problems) == 1 else "[" + ", ".join(problems) + "]"
+        status["evaluationError"] = joined
     return status
 
 
