@@ -74,12 +74,14 @@ class FakeAPIServer:
 
     ``authorization="RBAC"`` authenticates and authorizes every request as kube-apiserver
     with ``--authorization-mode=RBAC``: it serves ``rbac.authorization.k8s.io/v1`` (with the
-    bootstrap ClusterRoles and bindings) and the review APIs, maps the bearer tokens of
-    :meth:`token_for` to their users (an unknown token is a 401, none is
-    ``system:anonymous``), honours impersonation headers, and refuses what no binding grants
-    with the API server's 403. The kubeconfig's token is an administrator's (``system:masters``),
-    so :meth:`api_client` and kubectl can do anything. The default ``"AlwaysAllow"`` lets every
-    request in, whatever its credentials.
+    bootstrap ClusterRoles and bindings) and the review APIs whatever ``resources`` and
+    ``group_versions`` say, maps the bearer tokens of :meth:`token_for` to their users (an
+    unknown token is a 401, none is ``system:anonymous``), honours impersonation headers and
+    refuses what no binding grants with the API server's 403. The kubeconfig names
+    :attr:`secure_url` and carries an administrator's token (``system:masters``), as
+    :meth:`api_client` does, so fixtures and kubectl can do anything; the in-process methods
+    are never refused. The default ``"AlwaysAllow"`` lets every request in, whatever its
+    credentials.
     """
 
     def __init__(
