@@ -70,6 +70,12 @@ SHAPES: dict[tuple[str, str], Shape] = {
     ("", "Namespace"): {**_OBJECT, "spec": _any("finalizers")},
     ("", "Node"): {**_OBJECT, "spec": NODE_SPEC},
     ("batch", "Job"): {**_OBJECT, "spec": JOB_SPEC},
+    ("rbac.authorization.k8s.io", "Role"): {**_TYPED, "rules": [_RULE]},
+    ("rbac.authorization.k8s.io", "ClusterRole"): {
+        **_TYPED, "rules": [_RULE], "aggregationRule": {"clusterRoleSelectors": [_SELECTOR]},
+    },
+    ("rbac.authorization.k8s.io", "RoleBinding"): _BINDING,
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"): _BINDING,
     ("", "Event"): {**_TYPED, **_any(
         "involvedObject", "reason", "message", "source",
         "firstTimestamp", "lastTimestamp", "count", "type", "eventTime", "series", "action",
@@ -78,12 +84,6 @@ SHAPES: dict[tuple[str, str], Shape] = {
     ("scheduling.k8s.io", "PriorityClass"): {**_TYPED, **_any(
         "value", "globalDefault", "description", "preemptionPolicy",
     )},
-    ("rbac.authorization.k8s.io", "Role"): {**_TYPED, "rules": [_RULE]},
-    ("rbac.authorization.k8s.io", "ClusterRole"): {
-        **_TYPED, "rules": [_RULE], "aggregationRule": {"clusterRoleSelectors": [_SELECTOR]},
-    },
-    ("rbac.authorization.k8s.io", "RoleBinding"): _BINDING,
-    ("rbac.authorization.k8s.io", "ClusterRoleBinding"): _BINDING,
 }  # fmt: skip
 
 

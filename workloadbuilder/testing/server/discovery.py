@@ -39,13 +39,6 @@ _FACTS: dict[tuple[str, str], Facts] = {
     ("", "nodes"): Facts(("no",)),
     ("", "events"): Facts(("ev",)),
     ("batch", "jobs"): Facts(categories=("all",)),
-    ("scheduling.k8s.io", "priorityclasses"): Facts(("pc",)),
-    ("scheduling.k8s.io", "workloads"): Facts(storage_version="v1beta1"),
-    ("scheduling.k8s.io", "podgroups"): Facts(storage_version="v1beta1"),
-    ("scheduling.k8s.io", "compositepodgroups"): Facts(storage_version="v1alpha3"),
-    ("apiextensions.k8s.io", "customresourcedefinitions"): Facts(
-        ("crd", "crds"), ("api-extensions",)
-    ),
     **{
         (group, plural): Facts(verbs=("create",))
         for group, plural in (
@@ -55,6 +48,13 @@ _FACTS: dict[tuple[str, str], Facts] = {
             ("authorization.k8s.io", "subjectaccessreviews"),
         )
     },
+    ("scheduling.k8s.io", "priorityclasses"): Facts(("pc",)),
+    ("scheduling.k8s.io", "workloads"): Facts(storage_version="v1beta1"),
+    ("scheduling.k8s.io", "podgroups"): Facts(storage_version="v1beta1"),
+    ("scheduling.k8s.io", "compositepodgroups"): Facts(storage_version="v1alpha3"),
+    ("apiextensions.k8s.io", "customresourcedefinitions"): Facts(
+        ("crd", "crds"), ("api-extensions",)
+    ),
 }
 
 

@@ -8,7 +8,8 @@ PriorityClass into the JSON object the rest of the server handles. Every other k
 message with a non-empty field outside this table, is answered as the API server answers a
 body type a resource does not accept: 415 ``the body of the request was in an unknown format
 - accepted media types include: application/json, application/yaml``. Answers are always
-JSON, which these clients also accept.
+JSON, which these clients also accept. The tables of the RBAC kinds and the reviews are in
+``rbac/wire.py``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from workloadbuilder.testing.common import errors
 from workloadbuilder.testing.common.resources import ResourceType
+from workloadbuilder.testing.rbac import wire
 
 MAGIC = b"k8s\x00"
 
@@ -157,99 +159,15 @@ _MESSAGES: dict[str, dict[int, Field]] = {
         9: ("completionMode", "str", "", True),
         10: ("suspend", "bool", "", True),
     },
-    # rbac.authorization.k8s.io/v1 (kubectl create role / clusterrole / rolebinding)
-    "Role": {
-        1: ("metadata", "msg", "ObjectMeta", False),
-        2: ("rules", "rep_msg", "PolicyRule", False),
-    },
-    "ClusterRole": {
-        1: ("metadata", "msg", "ObjectMeta", False),
-        2: ("rules", "rep_msg", "PolicyRule", False),
-        3: ("aggregationRule", "msg", "AggregationRule", False),
-    },
-    "AggregationRule": {1: ("clusterRoleSelectors", "rep_msg", "LabelSelector", False)},
-    "PolicyRule": {
-        1: ("verbs", "rep_str", "", False),
-        2: ("apiGroups", "rep_str", "", False),
-        3: ("resources", "rep_str", "", False),
-        4: ("resourceNames", "rep_str", "", False),
-        5: ("nonResourceURLs", "rep_str", "", False),
-    },
-    "RoleBinding": {
-        1: ("metadata", "msg", "ObjectMeta", False),
-        2: ("subjects", "rep_msg", "Subject", False),
-        3: ("roleRef", "msg", "RoleRef", False),
-    },
-    "RoleRef": {
-        1: ("apiGroup", "str", "", False),
-        2: ("kind", "str", "", False),
-        3: ("name", "str", "", False),
-    },
-    "Subject": {
-        1: ("kind", "str", "", False),
-        2: ("apiGroup", "str", "", False),
-        3: ("name", "str", "", False),
-        4: ("namespace", "str", "", False),
-    },
-    # the reviews of authorization.k8s.io/v1 and authentication.k8s.io/v1 (kubectl auth)
-    "SelfSubjectAccessReview": {
-        1: ("metadata", "msg", "ObjectMeta", False),
-        2: ("spec", "msg", "SelfSubjectAccessReviewSpec", False),
-        3: ("status", "skip", "", False),
-    },
-    "SelfSubjectAccessReviewSpec": {
-        1: ("resourceAttributes", "msg", "ResourceAttributes", False),
-        2: ("nonResourceAttributes", "msg", "NonResourceAttributes", False),
-    },
-    "ResourceAttributes": {
-        1: ("namespace", "str", "", False),
-        2: ("verb", "str", "", False),
-        3: ("group", "str", "", False),
-        4: ("version", "str", "", False),
-        5: ("resource", "str", "", False),
-        6: ("subresource", "str", "", False),
-        7: ("name", "str", "", False),
-    },
-    "NonResourceAttributes": {1: ("path", "str", "", False), 2: ("verb", "str", "", False)},
-    "SelfSubjectRulesReview": {
-        1: ("metadata", "msg", "ObjectMeta", False),
-        2: ("spec", "msg", "SelfSubjectRulesReviewSpec", False),
-        3: ("status", "skip", "", False),
-    },
-    "SelfSubjectRulesReviewSpec": {1: ("namespace", "str", "", False)},
-    "SubjectAccessReview": {
-        1: ("metadata", "msg", "ObjectMeta", False),
-        2: ("spec", "msg", "SubjectAccessReviewSpec", False),
-        3: ("status", "skip", "", False),
-    },
-    "SubjectAccessReviewSpec": {
-        1: ("resourceAttributes", "msg", "ResourceAttributes", False),
-        2: ("nonResourceAttributes", "msg", "NonResourceAttributes", False),
-        3: ("user", "str", "", False),
-        4: ("groups", "rep_str", "", False),
-        6: ("uid", "str", "", False),
-    },
-    "SelfSubjectReview": {
-        1: ("metadata", "msg", "ObjectMeta", False),
-        2: ("status", "skip", "", False),
-    },
 }
-_MESSAGES["ClusterRoleBinding"] = _MESSAGES["RoleBinding"]
 _KINDS = {
     ("", "v1", "Namespace"),
     ("", "v1", "Pod"),
     ("batch", "v1", "Job"),
     ("scheduling.k8s.io", "v1", "PriorityClass"),
-    *(
-        ("rbac.authorization.k8s.io", "v1", kind)
-        for kind in ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")
-    ),
-    *(
-        ("authorization.k8s.io", "v1", kind)
-        for kind in ("SelfSubjectAccessReview", "SelfSubjectRulesReview", "SubjectAccessReview")
-    ),
-    ("authentication.k8s.io", "v1", "SelfSubjectReview"),
 }
+_MESSAGES.update(wire.PROTOBUF_MESSAGES)
+_KINDS |= wire.PROTOBUF_KINDS
 _ACCEPTED = "application/json, application/yaml"
 
 

@@ -441,6 +441,21 @@ _PRINTERS: dict[tuple[str, str], tuple[list[Column], Callable[..., list[Cell]]]]
         [NAME, _col("Status", "The status of the namespace"), AGE],
         _namespace,
     ),
+    ("rbac.authorization.k8s.io", "rolebindings"): (
+        _binding_columns(
+            "roleBinding",
+            "RoleRef can reference a Role in the current namespace or a ClusterRole in the "
+            "global namespace. " + _ROLE_REF,
+        ),
+        _binding,
+    ),
+    ("rbac.authorization.k8s.io", "clusterrolebindings"): (
+        _binding_columns(
+            "clusterRoleBinding",
+            "RoleRef can only reference a ClusterRole in the global namespace. " + _ROLE_REF,
+        ),
+        _binding,
+    ),
     ("", "nodes"): (
         [
             NAME,
@@ -480,21 +495,6 @@ _PRINTERS: dict[tuple[str, str], tuple[list[Column], Callable[..., list[Cell]]]]
             _col("PreemptionPolicy", docs.CLASS_PREEMPTION),
         ],
         _priority_class,
-    ),
-    ("rbac.authorization.k8s.io", "rolebindings"): (
-        _binding_columns(
-            "roleBinding",
-            "RoleRef can reference a Role in the current namespace or a ClusterRole in the "
-            "global namespace. " + _ROLE_REF,
-        ),
-        _binding,
-    ),
-    ("rbac.authorization.k8s.io", "clusterrolebindings"): (
-        _binding_columns(
-            "clusterRoleBinding",
-            "RoleRef can only reference a ClusterRole in the global namespace. " + _ROLE_REF,
-        ),
-        _binding,
     ),
 }
 _DEFAULT: tuple[list[Column], Callable[..., list[Cell]]] = (
