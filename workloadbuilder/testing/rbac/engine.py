@@ -10,15 +10,16 @@ from typing import Any, Final
 
 from workloadbuilder.testing.apply.merge import copy_json
 from workloadbuilder.testing.common import errors
-from workloadbuilder.testing.common.resources import ResourceType
+from workloadbuilder.testing.common.resources import Registry, ResourceType
 from workloadbuilder.testing.engine import checks
 from workloadbuilder.testing.engine.custom_resources import CustomResourceEngine
+from workloadbuilder.testing.engine.unknown_fields import FieldChecker
 from workloadbuilder.testing.engine.verbs import Result, WriteOptions
 from workloadbuilder.testing.rbac.authorizer import CLUSTER_ROLES, RBAC, RBACAuthorizer
 from workloadbuilder.testing.rbac.escalation import BINDING_KINDS, ROLE_KINDS, EscalationCheck
 from workloadbuilder.testing.rbac.identity import REQUESTER, UserInfo
 from workloadbuilder.testing.rbac.reviews import REVIEW_GROUPS, review
-from workloadbuilder.testing.store.store import GroupResource, Name, Stored
+from workloadbuilder.testing.store.store import GroupResource, Name, Store, Stored
 
 AGGREGATOR: Final = WriteOptions(field_manager="clusterrole-aggregation-controller")
 _SYSTEM: Final = UserInfo("system:apiserver", ("system:masters",))
@@ -53,8 +54,15 @@ class RBACEngine(CustomResourceEngine):
     """:class:`CustomResourceEngine` with what the RBAC API adds; the requester of each write
     is :data:`~workloadbuilder.testing.rbac.identity.REQUESTER`."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(
+        self,
+        registry: Registry,
+        store: Store,
+        field_checker: FieldChecker | None,
+        **options: bool,
+    ) -> None:
+        """As :class:`CustomResourceEngine`; the authorizer reads ``store``."""
+        super().__init__(registry, store, field_checker, **options)
         self.authorizer = RBACAuthorizer(self.store)
         self.escalation = EscalationCheck(self.authorizer)
         self._aggregating = False
