@@ -3,7 +3,9 @@
 Put the objects on a cluster and keep them right: ``preflight``, ``apply``, ``resize``,
 ``delete`` and ``reconcile``; tell what the scheduler is doing with them: ``wait_scheduled``,
 ``diagnose`` and ``audit``; read them as the server holds them: ``read_object`` and
-``list_objects``. Requests go through the caller's configured ``ApiClient``; a ``Client``
+``list_objects``; read without a request through a ``Cache`` (shared informers); run
+controllers: ``WorkQueue`` (client-go's work queue) and ``LeaderElection`` (one leader among
+replicas, on a Lease). Requests go through the caller's configured ``ApiClient``; a ``Client``
 keeps one core (field manager, retry policy, discovery cache, counters) for all of them.
 Install with ``pip install 'workloadbuilder[aio]'``.
 """
@@ -15,6 +17,16 @@ require("aio", "workloadbuilder.aio")  # before the imports that need it (ruff: 
 from ._transport import RetryPolicy, default_retry
 from .apply import DEFAULT_CONCURRENCY, apply
 from .audit import Finding, FindingKind, Severity, audit
+from .cache import (
+    AddHandler,
+    Cache,
+    CacheIndex,
+    CacheKind,
+    CacheSyncError,
+    DeleteHandler,
+    IndexFunc,
+    UpdateHandler,
+)
 from .client import Client
 from .config import new_client
 from .delete import DeleteResult, Terminating, delete
@@ -31,20 +43,37 @@ from .errors import (
     ObjectRef,
 )
 from .events import Event
+from .leader import LeaderElection, LeaseUnavailableError, LostLeadershipError
 from .preflight import preflight
+from .ratelimit import (
+    BucketRateLimiter,
+    ItemExponentialFailureRateLimiter,
+    MaxOfRateLimiter,
+    RateLimiter,
+    default_rate_limiter,
+)
 from .read import SchedulingKind, list_objects, read_object
 from .reconcile import ImmutableChange, ReconcileResult, reconcile
 from .reconcile_job import JOB_CONTROLLER_UID_LABEL, reconcile_job
 from .resize import DEFAULT_FIELD_MANAGER, resize
 from .wait import NotScheduledError, wait_scheduled
+from .workqueue import Clock, LoopClock, WorkQueue, WorkQueueShutDown
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
     "DEFAULT_FIELD_MANAGER",
     "JOB_CONTROLLER_UID_LABEL",
     "APIError",
+    "AddHandler",
     "ApplyError",
+    "BucketRateLimiter",
+    "Cache",
+    "CacheIndex",
+    "CacheKind",
+    "CacheSyncError",
     "Client",
+    "Clock",
+    "DeleteHandler",
     "DeleteResult",
     "Event",
     "FieldConflict",
@@ -53,23 +82,35 @@ __all__ = [
     "FindingKind",
     "GroupState",
     "ImmutableChange",
+    "IndexFunc",
     "InvalidObjectError",
+    "ItemExponentialFailureRateLimiter",
     "KubeconfigError",
+    "LeaderElection",
+    "LeaseUnavailableError",
+    "LoopClock",
+    "LostLeadershipError",
+    "MaxOfRateLimiter",
     "Member",
     "MemberProblem",
     "MissingAPI",
     "MissingAPIError",
     "NotScheduledError",
     "ObjectRef",
+    "RateLimiter",
     "ReconcileResult",
     "RetryPolicy",
     "SchedulingEvent",
     "SchedulingKind",
     "Severity",
     "Terminating",
+    "UpdateHandler",
     "Verdict",
+    "WorkQueue",
+    "WorkQueueShutDown",
     "apply",
     "audit",
+    "default_rate_limiter",
     "default_retry",
     "delete",
     "diagnose",

@@ -43,11 +43,12 @@ class WatchEvent:
 async def watch_events(
     transport: Transport,
     resource: Resource,
-    namespace: str,
+    namespace: str | None,
     *,
     resource_version: str,
     timeout_seconds: int,
     field_selector: str | None = None,
+    label_selector: str | None = None,
     name: str | None = None,
 ) -> AsyncGenerator[WatchEvent, None]:
     """Stream events after ``resource_version`` until the server ends the watch.
@@ -64,6 +65,7 @@ async def watch_events(
         ("allowWatchBookmarks", "true"),
         ("timeoutSeconds", str(max(1, timeout_seconds))),
         *([("fieldSelector", field_selector)] if field_selector else []),
+        *([("labelSelector", label_selector)] if label_selector else []),
     ]
     path = resource.path(namespace)
     try:
@@ -88,7 +90,7 @@ async def watch_events(
                     text = excerpt(line.decode("utf-8", "replace"), 80)
                     yield _relist(path, f"a line that is not a watch event: {text!r}")
                     return
-                if name is not None and not _about(event, resource, name, namespace):
+                if name is not None and not _about(event, resource, name, namespace or ""):
                     _log.warning(
                         "watch %s: skipped a %s event about another object (%s)",
                         path,

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 SCHEDULING = "scheduling.k8s.io"
-BUILT_IN_GROUPS = frozenset({"", "batch", SCHEDULING})
+COORDINATION = "coordination.k8s.io"
+BUILT_IN_GROUPS = frozenset({"", "batch", SCHEDULING, COORDINATION})
 """The API groups of this server's built-in kinds."""
 
 FEATURE_GATES: tuple[str, ...] = (
@@ -81,6 +82,7 @@ DEFAULT_RESOURCES: tuple[ResourceType, ...] = (
     ),
     ResourceType("", "v1", "Event", "events"),
     ResourceType("", "v1", "Node", "nodes", namespaced=False, status=True),
+    ResourceType(COORDINATION, "v1", "Lease", "leases"),
     ResourceType(
         "apiextensions.k8s.io",
         "v1",

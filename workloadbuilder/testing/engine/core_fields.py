@@ -69,6 +69,10 @@ SHAPES: dict[tuple[str, str], Shape] = {
     ("scheduling.k8s.io", "PriorityClass"): {**_TYPED, **_any(
         "value", "globalDefault", "description", "preemptionPolicy",
     )},
+    ("coordination.k8s.io", "Lease"): {**_TYPED, "spec": _any(
+        "holderIdentity", "leaseDurationSeconds", "acquireTime", "renewTime", "leaseTransitions",
+        "strategy", "preferredHolder",
+    )},
 }  # fmt: skip
 
 

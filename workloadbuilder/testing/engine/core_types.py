@@ -2,8 +2,8 @@
 
 The tables use :mod:`~workloadbuilder.testing.engine.object_types`' form (a JSON name to a Go
 type name, a nested ``(struct name, fields)``, or a list of one) and its checker. They cover
-the fields of Pod, Job and PriorityClass that tests commonly set; other fields are not looked
-into.
+the fields of Pod, Job and PriorityClass that tests commonly set, and every field of a Lease;
+other fields are not looked into.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from workloadbuilder.testing.engine.object_types import (
     BOOL,
     INT32,
     INT64,
+    MICRO_TIME,
     RESOURCE_LIST,
     STRING,
     STRING_LIST,
@@ -66,12 +67,21 @@ JOB_SPEC: Final[Fields] = {
     **_all(STRING, "completionMode", "podReplacementPolicy", "managedBy"),
     "template": ("PodTemplateSpec", {"spec": ("PodSpec", POD_SPEC)}),
 }  # fmt: skip
+LEASE_SPEC: Final[Fields] = {
+    **_all(STRING, "holderIdentity", "strategy", "preferredHolder"),
+    **_all(INT32, "leaseDurationSeconds", "leaseTransitions"),
+    **_all(MICRO_TIME, "acquireTime", "renewTime"),
+}
 KINDS: Final[dict[tuple[str, str], tuple[str, Fields]]] = {
     ("", "Pod"): ("Pod", {"spec": ("PodSpec", POD_SPEC)}),
     ("batch", "Job"): ("Job", {"spec": ("JobSpec", JOB_SPEC)}),
     ("scheduling.k8s.io", "PriorityClass"): (
         "PriorityClass",
         {"value": INT32, "globalDefault": BOOL, **_all(STRING, "description", "preemptionPolicy")},
+    ),
+    ("coordination.k8s.io", "Lease"): (
+        "Lease",
+        {"spec": ("LeaseSpec", LEASE_SPEC)},
     ),
 }
 

@@ -19,6 +19,8 @@ INT64: Final = "int64"
 INT32: Final = "int32"
 BOOL: Final = "bool"
 TIME: Final = "v1.Time"
+MICRO_TIME: Final = "v1.MicroTime"
+"""Parsed with the fixed layout ``2006-01-02T15:04:05.000000Z07:00``: six fraction digits."""
 STRING_MAP: Final = "map[string]string"
 STRING_LIST: Final = "[]string"
 OBJECT: Final = "object"
@@ -76,6 +78,7 @@ _RFC3339: Final = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$"
 )
 _GO_LAYOUT: Final = "2006-01-02T15:04:05Z07:00"
+_MICRO_LAYOUT: Final = "2006-01-02T15:04:05.000000Z07:00"
 
 
 class TypeMismatch(ValueError):
@@ -171,6 +174,27 @@ def check_time(value: Any) -> None:
         ) from None
 
 
+def check_micro_time(value: Any) -> None:
+    """A ``metav1.MicroTime`` as JSON: ``null`` or a time with exactly six fraction digits
+    (Go's fixed-width layout refuses fewer or more, as the API server's decoder does)."""
+    if value is None:
+        return
+    if not isinstance(value, str):
+        raise _mismatch(value, "", "", STRING)
+    check_time(value)  # the layout's other parts, and the year range
+    rest = value[19:]
+    digits = len(rest[1:]) - len(rest[1:].lstrip("0123456789")) if rest[:1] == "." else 0
+    if digits == 6:
+        return
+    if digits > 6:
+        said, expected = rest[7:], "Z07:00"
+    else:
+        said, expected = rest, ".000000"
+    raise TypeMismatch(
+        f'parsing time "{value}" as "{_MICRO_LAYOUT}": cannot parse "{said}" as "{expected}"'
+    )
+
+
 def _check_value(value: Any, go_type: Any, struct: str, path: str) -> Any:
     """``value`` decoded as ``go_type`` (``None`` to drop it), or :class:`TypeMismatch`."""
     if isinstance(go_type, tuple):
@@ -207,6 +231,8 @@ def _check_value(value: Any, go_type: Any, struct: str, path: str) -> Any:
             raise _mismatch(value, struct, path, go_type)
     if go_type == TIME:
         check_time(value)
+    if go_type == MICRO_TIME:
+        check_micro_time(value)
     if go_type == OBJECT and not isinstance(value, dict):
         raise _mismatch(value, struct, path, "map[string]interface {}")
     if go_type in (STRING_MAP, STRING_LIST):

@@ -170,6 +170,7 @@ _NO_GENERATION = frozenset(
         ("", "Namespace"),
         ("", "Node"),
         ("", "Event"),
+        ("coordination.k8s.io", "Lease"),
         # 1.37's Workload, PodGroup and CompositePodGroup strategies never set it (a PodGroup
         # was observed without one on 1.36 too)
         ("scheduling.k8s.io", "Workload"),

@@ -24,6 +24,7 @@ from .common import Errs, Obj, ratcheted
 from .core import validate_job, validate_pod
 from .events import default_event, validate_event
 from .groups import validate_composite_pod_group, validate_group_update, validate_pod_group
+from .leases import validate_lease
 from .metadata import (
     kube_finalizers,
     name_check,
@@ -131,6 +132,8 @@ def _kind_rules(
 ) -> Errs:
     if (group, kind) in (("", "Pod"), ("batch", "Job"), ("", "Event")):
         return _core_rules(kind, obj, old, gates)
+    if (group, kind) == ("coordination.k8s.io", "Lease"):
+        return validate_lease(obj)
     if group != SCHEDULING_GROUP or kind == "PriorityClass":
         return []
     errs: Errs = []

@@ -39,6 +39,7 @@ _FACTS: dict[tuple[str, str], Facts] = {
     ("", "nodes"): Facts(("no",)),
     ("", "events"): Facts(("ev",)),
     ("batch", "jobs"): Facts(categories=("all",)),
+    ("coordination.k8s.io", "leases"): Facts(),
     ("scheduling.k8s.io", "priorityclasses"): Facts(("pc",)),
     ("scheduling.k8s.io", "workloads"): Facts(storage_version="v1beta1"),
     ("scheduling.k8s.io", "podgroups"): Facts(storage_version="v1beta1"),

@@ -127,3 +127,9 @@ CLASS_PREEMPTION: Final = (
     "PreemptLowerPriority. Defaults to PreemptLowerPriority if unset."
 )
 """``PriorityClass.preemptionPolicy``."""
+LEASE_HOLDER: Final = (
+    "holderIdentity contains the identity of the holder of a current lease. If Coordinated "
+    "Leader Election is used, the holder identity must be equal to the elected "
+    "LeaseCandidate.metadata.name field."
+)
+"""``Lease.spec.holderIdentity``."""

@@ -3,7 +3,7 @@
 ``kubectl get`` asks for ``as=Table`` and prints what the server computes. The columns and
 cells follow the API server's printers: pods (Name, Ready, Status, Restarts, Age, then IP,
 Node, Nominated Node and Readiness Gates at priority 1), PodGroups (Name, Policy, Workload,
-Status, Age, as observed), Jobs, Namespaces, Nodes, Events and PriorityClasses; any other
+Status, Age, as observed), Jobs, Namespaces, Nodes, Events, PriorityClasses and Leases; any other
 kind gets the default Name / Created At table. Columns the printers describe with an API
 field's documentation carry that text (``field_docs``).
 """
@@ -337,6 +337,14 @@ def _priority_class(obj: dict[str, Any], now: datetime) -> list[Cell]:
     ]
 
 
+def _lease(obj: dict[str, Any], now: datetime) -> list[Cell]:
+    return [
+        _text(_get(obj, "metadata", "name"), ""),
+        _text(_get(obj, "spec", "holderIdentity"), ""),
+        _since(_get(obj, "metadata", "creationTimestamp"), now),
+    ]
+
+
 def _default(obj: dict[str, Any], now: datetime) -> list[Cell]:
     return [
         _text(_get(obj, "metadata", "name"), ""),
@@ -444,6 +452,7 @@ _PRINTERS: dict[tuple[str, str], tuple[list[Column], Callable[..., list[Cell]]]]
         ],
         _priority_class,
     ),
+    ("coordination.k8s.io", "leases"): ([NAME, _col("Holder", docs.LEASE_HOLDER), AGE], _lease),
 }
 _DEFAULT: tuple[list[Column], Callable[..., list[Cell]]] = (
     [NAME, ("Created At", "date", "", 0, _AGE_DOC)],
