@@ -154,6 +154,14 @@ class Informer:
             listener.notify("add", doc)
         self._listeners.append(listener)
 
+    async def remove_handler(self, handler: Handler) -> None:
+        """Stop running ``handler``; what it has not handled yet is dropped."""
+        for listener in [lst for lst in self._listeners if lst.handler is handler]:
+            self._listeners.remove(listener)
+            listener.task.cancel()
+            with suppress(asyncio.CancelledError):
+                await listener.task
+
     # -- the loop ------------------------------------------------------------------------------
 
     async def _run(self) -> None:
