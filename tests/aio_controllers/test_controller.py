@@ -200,7 +200,7 @@ async def test_a_failing_key_is_retried_with_backoff_while_others_proceed(
         assert max(c[3] for c in calls.calls if c[0] != f"{NS}/bad") < bad[1][2]
         # the per-key backoff doubles from 50 ms: retries at least 50, 100 and 200 ms apart
         for (_, _, _, ended), (_, _, started, _), delay in zip(
-            bad, bad[1:], (0.05, 0.1, 0.2), strict=True
+            bad[:-1], bad[1:], (0.05, 0.1, 0.2), strict=True
         ):
             assert started - ended >= delay * 0.9
         errors = [r for r in caplog.records if r.levelno == logging.ERROR]

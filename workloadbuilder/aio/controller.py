@@ -204,8 +204,14 @@ class Controller:
             await self._drain(workers)
 
     async def _drain(self, workers: list[asyncio.Task[None]]) -> None:
-        """Let in-flight reconciles finish, at most ``drain_timeout`` seconds; cancel the rest."""
-        _, late = await asyncio.wait(workers, timeout=self.drain_timeout)
+        """Let in-flight reconciles finish, at most ``drain_timeout`` seconds; cancel the rest
+        (at once if the drain itself is cancelled)."""
+        try:
+            _, late = await asyncio.wait(workers, timeout=self.drain_timeout)
+        except asyncio.CancelledError:
+            for task in workers:
+                task.cancel()
+            raise
         for task in late:
             task.cancel()
         if late:
