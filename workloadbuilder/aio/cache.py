@@ -43,7 +43,6 @@ CacheKind = Literal["Workload", "PodGroup", "CompositePodGroup", "Pod", "Job", "
 """The kinds a ``Cache`` holds: what the helpers read."""
 
 
-
 @dataclass(frozen=True)
 class CustomResource:
     """A namespaced kind beyond ``CacheKind`` (a custom resource), named as its
@@ -148,7 +147,7 @@ class Cache:
             tuple(kinds) if kinds is not None else get_args(CacheKind)
         )
         for kind in self._kinds:
-            _resolve(kind)
+            resolve_kind(kind)
         self._informers: dict[str, Informer] = {}
         self._started = False
 
@@ -183,7 +182,7 @@ class Cache:
 
     def informer(self, kind: str | CustomResource) -> Informer:
         """The informer of ``kind``, started now if it was not (a kind started on first use)."""
-        key, resource = _resolve(kind)
+        key, resource = resolve_kind(kind)
         found = self._informers.get(key)
         if found is None:
             if not self._started:
@@ -277,7 +276,7 @@ class Cache:
     # -- reads ---------------------------------------------------------------------------------
 
     def _indexer(self, kind: str | CustomResource) -> Indexer:
-        key, resource = _resolve(kind)
+        key, resource = resolve_kind(kind)
         informer = self._informers.get(key)
         if informer is None:
             raise ValueError(
@@ -331,7 +330,7 @@ class Cache:
     async def remove_handler(self, kind: AnyKind, handler: Handler) -> None:
         """Stop running ``handler`` (what ``add_handler`` returned) on changes of ``kind``;
         changes it has not handled yet are dropped."""
-        key, _ = _resolve(kind)
+        key, _ = resolve_kind(kind)
         informer = self._informers.get(key)
         if informer is not None:
             await informer.remove_handler(handler)
@@ -347,7 +346,7 @@ def _resource(kind: str) -> Resource:
     return resource
 
 
-def _resolve(kind: str | CustomResource) -> tuple[str, Resource]:
+def resolve_kind(kind: str | CustomResource) -> tuple[str, Resource]:
     """The informer's key and the resource of ``kind``."""
     if isinstance(kind, CustomResource):
         return kind.name, kind.resource

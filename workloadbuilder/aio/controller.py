@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextlib import suppress
 from typing import Any
 
-from .cache import AnyKind, Cache, CustomResource, _resolve
+from .cache import AnyKind, Cache, CustomResource, resolve_kind
 from .leader import LeaderElection, LostLeadershipError
 from .ratelimit import RateLimiter
 from .workqueue import WorkQueue, WorkQueueShutDown
@@ -69,7 +69,7 @@ class Controller:
         drain_timeout: float = 30.0,
         name: str = "",
     ) -> None:
-        _resolve(kind)  # a kind no cache can hold fails here, not in run()
+        resolve_kind(kind)  # a kind no cache can hold fails here, not in run()
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
         if resync_period is not None and resync_period <= 0:
