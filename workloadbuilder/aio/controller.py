@@ -51,6 +51,9 @@ class Controller:
     after failures at INFO. With ``leader_election``, every replica keeps its cache warm but
     only the leader reconciles; a replica that loses the lead stops its workers and stands
     again. ``rate_limiter``: the queue's (default: client-go's controller rate limiter).
+    ``resync_period``: seconds between resyncs (``None``: none); ``sync_timeout``: how long
+    ``run()`` waits for the kind to list; ``drain_timeout``: how long a stop waits for the
+    reconciles in flight; ``name``: in logs (default: the kind's).
     """
 
     def __init__(
