@@ -345,6 +345,31 @@ async def test_only_the_leader_reconciles_and_the_next_one_takes_over() -> None:
                 await tasks[follower]
 
 
+async def test_a_leader_that_loses_the_lease_stops_then_stands_again() -> None:
+    async with server() as srv:
+        for name in ("a", "b"):
+            srv.create_object(*SCHEDULING, pod_group(name))
+        calls = Calls()
+        times = dict(lease_duration=1.0, renew_deadline=0.6, retry_period=0.1)
+        async with srv.api_client() as api:
+            election = aio.LeaderElection(api, "ctrl", "default", "one", **times)
+            controller = aio.Controller(api, "PodGroup", calls, leader_election=election)
+            async with running(controller):
+                await eventually(lambda: len(calls.calls) == 2)
+                # another holder writes the Lease (and never renews it): "one" stops leading
+                lease = srv.get_object("coordination.k8s.io", "v1", "leases", "default", "ctrl")
+                assert lease is not None
+                lease["spec"]["holderIdentity"] = "other"
+                srv.update_object("coordination.k8s.io", "v1", "leases", lease)
+                await eventually(lambda: controller.queue is None, seconds=5)
+                assert not election.is_leader
+                # once the other's record is a lease duration old, "one" leads again and
+                # queues every cached object
+                await eventually(lambda: len(calls.calls) == 4, seconds=10)
+                assert election.is_leader and controller.queue is not None
+        assert sorted(c[0] for c in calls.calls[2:]) == [f"{NS}/a", f"{NS}/b"]
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [
