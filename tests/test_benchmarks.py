@@ -45,6 +45,7 @@ TARGET_ROWS = {
         ("steady reconcile_job per Job through aio.Cache", "<= 1.5x"),
         ("aio.Cache memory per 1,000 PodGroups", "<= 1.5x"),
     ],
+    "benchmarks.bench_controller": [("aio.Controller, kind Job", "<= 3x")],
 }
 
 

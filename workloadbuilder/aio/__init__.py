@@ -4,7 +4,8 @@ Put the objects on a cluster and keep them right: ``preflight``, ``apply``, ``re
 ``delete`` and ``reconcile``; tell what the scheduler is doing with them: ``wait_scheduled``,
 ``diagnose`` and ``audit``; read them as the server holds them: ``read_object`` and
 ``list_objects``; read without a request through a ``Cache`` (shared informers); run
-controllers: ``WorkQueue`` (client-go's work queue) and ``LeaderElection`` (one leader among
+controllers: ``Controller`` (a kind's objects reconciled on a work queue, driven by the cache's
+watch), ``WorkQueue`` (client-go's work queue) and ``LeaderElection`` (one leader among
 replicas, on a Lease). Requests go through the caller's configured ``ApiClient``; a ``Client``
 keeps one core (field manager, retry policy, discovery cache, counters) for all of them.
 Install with ``pip install 'workloadbuilder[aio]'``.
@@ -23,12 +24,15 @@ from .cache import (
     CacheIndex,
     CacheKind,
     CacheSyncError,
+    CustomResource,
     DeleteHandler,
+    Handler,
     IndexFunc,
     UpdateHandler,
 )
 from .client import Client
 from .config import new_client
+from .controller import Controller, Reconcile
 from .delete import DeleteResult, Terminating, delete
 from .diagnose import GroupState, Member, MemberProblem, SchedulingEvent, Verdict, diagnose
 from .errors import (
@@ -78,6 +82,8 @@ __all__ = [
     "CacheSyncError",
     "Client",
     "Clock",
+    "Controller",
+    "CustomResource",
     "DeleteHandler",
     "DeleteResult",
     "Event",
@@ -86,6 +92,7 @@ __all__ = [
     "Finding",
     "FindingKind",
     "GroupState",
+    "Handler",
     "ImmutableChange",
     "IndexFunc",
     "InvalidObjectError",
@@ -104,6 +111,7 @@ __all__ = [
     "NotScheduledError",
     "ObjectRef",
     "RateLimiter",
+    "Reconcile",
     "ReconcileResult",
     "ResponseTooLargeError",
     "RetryPolicy",

@@ -165,6 +165,15 @@ class Informer:
         if self._task is not None:
             listener.start()
 
+    async def remove_handler(self, handler: Handler) -> None:
+        """Stop running ``handler``; what it has not handled yet is dropped."""
+        for listener in [lst for lst in self._listeners if lst.handler is handler]:
+            self._listeners.remove(listener)
+            if listener.task is not None:
+                listener.task.cancel()
+                with suppress(asyncio.CancelledError):
+                    await listener.task
+
     # -- the loop ------------------------------------------------------------------------------
 
     async def _run(self) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
 from enum import StrEnum
 from types import TracebackType
 from typing import Any, Literal, get_args
@@ -28,7 +29,9 @@ __all__ = [
     "CacheIndex",
     "CacheKind",
     "CacheSyncError",
+    "CustomResource",
     "DeleteHandler",
+    "Handler",
     "IndexFunc",
     "UpdateHandler",
 ]
@@ -38,6 +41,32 @@ _Found = list[Any]
 
 CacheKind = Literal["Workload", "PodGroup", "CompositePodGroup", "Pod", "Job", "Event"]
 """The kinds a ``Cache`` holds: what the helpers read."""
+
+
+@dataclass(frozen=True)
+class CustomResource:
+    """A namespaced kind beyond ``CacheKind`` (a custom resource), named as its
+    CustomResourceDefinition names it and in ``CustomObjectsApi``'s order:
+    ``CustomResource("training.example.com", "v1", "trainingruns", "TrainingRun")``. Pass it
+    wherever a cache method takes a kind; its objects are kept as JSON."""
+
+    group: str
+    version: str
+    plural: str
+    kind: str
+
+    @property
+    def name(self) -> str:
+        """``<plural>.<group>``, the CRD's name: the key of ``problems`` and ``unserved``."""
+        return f"{self.plural}.{self.group}" if self.group else self.plural
+
+    @property
+    def resource(self) -> Resource:
+        return Resource(self.group, self.version, self.plural, self.kind)
+
+
+AnyKind = CacheKind | CustomResource
+"""A kind the cache can hold: one the helpers read, or a custom resource."""
 
 RESOURCES: Mapping[str, Resource] = {
     r.kind: r for r in (WORKLOADS, POD_GROUPS, COMPOSITE_POD_GROUPS, PODS, JOBS, EVENTS)
@@ -105,7 +134,7 @@ class Cache:
         *,
         namespace: str | None = None,
         label_selector: str | None = None,
-        kinds: tuple[CacheKind, ...] | None = None,
+        kinds: tuple[AnyKind, ...] | None = None,
         watch_timeout: float = 300.0,
         max_staleness: float = 30.0,
         retry: RetryPolicy | None = None,
@@ -118,9 +147,11 @@ class Cache:
         self.expectations = Expectations()
         """What this process wrote that the informers have not observed yet."""
         self._transport = transport_for(api_client, retry)
-        self._kinds = tuple(kinds) if kinds is not None else get_args(CacheKind)
+        self._kinds: tuple[AnyKind, ...] = (
+            tuple(kinds) if kinds is not None else get_args(CacheKind)
+        )
         for kind in self._kinds:
-            _resource(kind)
+            resolve_kind(kind)
         self._informers: dict[str, Informer] = {}
         self._started = False
 
@@ -156,20 +187,21 @@ class Cache:
         for informer in informers:
             await informer.stop()
 
-    def informer(self, kind: str) -> Informer:
+    def informer(self, kind: str | CustomResource) -> Informer:
         """The informer of ``kind``, made if there is none, started if the cache is (a kind
         started on first use)."""
-        found = self._informers.get(kind)
+        key, resource = resolve_kind(kind)
+        found = self._informers.get(key)
         if found is None:
             found = Informer(
                 self._transport,
-                _resource(kind),
+                resource,
                 self.namespace,
                 self.label_selector,
                 watch_timeout=self.watch_timeout,
                 observed=self.expectations.observed,
             )
-            self._informers[kind] = found
+            self._informers[key] = found
         if self._started:
             found.start()
         return found
@@ -189,14 +221,14 @@ class Cache:
 
     # -- sync and health ---------------------------------------------------------------------
 
-    async def synced(self, *kinds: CacheKind, timeout: float | None = 60.0) -> None:
+    async def synced(self, *kinds: AnyKind, timeout: float | None = 60.0) -> None:
         """Wait until every started kind (or only ``kinds``) has listed once.
 
         Raises ``CacheSyncError`` after ``timeout`` seconds naming each kind that did not
         sync and why (the server's last answer: 403 Forbidden, a dropped connection, ...).
         A kind the server does not serve (404) is synced as holding nothing: see ``unserved``.
         """
-        self.check_started(", ".join(kinds) or "every kind")
+        self.check_started(", ".join(resolve_kind(k)[1].kind for k in kinds) or "every kind")
         informers = [self.informer(k) for k in kinds] if kinds else list(self._informers.values())
         try:
             async with asyncio.timeout(timeout):
@@ -262,61 +294,82 @@ class Cache:
 
     # -- reads ---------------------------------------------------------------------------------
 
-    def _indexer(self, kind: str) -> Indexer:
-        informer = self._informers.get(kind)
+    def _indexer(self, kind: str | CustomResource) -> Indexer:
+        key, resource = resolve_kind(kind)
+        informer = self._informers.get(key)
         if informer is None:
-            _resource(kind)
-            raise ValueError(f"the cache holds no {kind}: pass it in kinds=, or start it first")
+            raise ValueError(
+                f"the cache holds no {resource.kind}: pass it in kinds=, or start it first"
+            )
         return informer.indexer
 
-    def get(self, kind: CacheKind, namespace: str, name: str) -> dict[str, Any] | None:
+    def get(self, kind: AnyKind, namespace: str, name: str) -> dict[str, Any] | None:
         """The cached ``kind`` ``name`` in ``namespace`` (its JSON), or ``None``."""
         return self._indexer(kind).get((namespace, name))
 
-    def get_model(self, kind: CacheKind, namespace: str, name: str) -> Any:
+    def get_model(self, kind: AnyKind, namespace: str, name: str) -> Any:
         """The cached object as its SDK model (``Workload``, ``PodGroup``,
         ``CompositePodGroup``; the JSON for other kinds), parsed once per version."""
         return self._indexer(kind).model((namespace, name))
 
-    def list(self, kind: CacheKind, namespace: str | None = None) -> _Docs:
+    def list(self, kind: AnyKind, namespace: str | None = None) -> _Docs:
         """Every cached ``kind`` (in ``namespace``), by namespace and name."""
         indexer = self._indexer(kind)
         if namespace is None:
             return sorted(indexer, key=lambda d: (d["metadata"].get("namespace") or "", _name(d)))
         return indexer.by_index(CacheIndex.NAMESPACE, namespace)
 
-    def add_index(self, kind: CacheKind, name: str, func: IndexFunc) -> None:
+    def add_index(self, kind: AnyKind, name: str, func: IndexFunc) -> None:
         """File every ``kind`` object under ``func(obj)``'s values as index ``name`` (its
         values are strings; an object may have none or several)."""
         self.informer(kind).indexer.add_index(name, func)
 
-    def by_index(self, kind: CacheKind, name: str, value: str) -> _Docs:
+    def by_index(self, kind: AnyKind, name: str, value: str) -> _Docs:
         """The ``kind`` objects filed under ``value`` in index ``name`` (a ``CacheIndex`` or
         one added with ``add_index``), by namespace and name."""
         return self._indexer(kind).by_index(name, value)
 
     def add_handler(
         self,
-        kind: CacheKind,
+        kind: AnyKind,
         *,
         on_add: AddHandler | None = None,
         on_update: UpdateHandler | None = None,
         on_delete: DeleteHandler | None = None,
-    ) -> None:
+    ) -> Handler:
         """Run the callables (sync or async) on each change of ``kind``, in order, each
         handler apart from the others. Objects already cached are handed to ``on_add`` first,
         as client-go does for a handler added to a running informer. A handler that raises is
-        logged and runs again on the next change."""
-        self.informer(kind).add_handler(Handler(on_add, on_update, on_delete))
+        logged and runs again on the next change. Returns the handler, for
+        ``remove_handler``."""
+        handler = Handler(on_add, on_update, on_delete)
+        self.informer(kind).add_handler(handler)
+        return handler
+
+    async def remove_handler(self, kind: AnyKind, handler: Handler) -> None:
+        """Stop running ``handler`` (what ``add_handler`` returned) on changes of ``kind``;
+        changes it has not handled yet are dropped."""
+        key, _ = resolve_kind(kind)
+        informer = self._informers.get(key)
+        if informer is not None:
+            await informer.remove_handler(handler)
 
 
 def _resource(kind: str) -> Resource:
     resource = RESOURCES.get(kind)
     if resource is None:
         raise ValueError(
-            f"a Cache holds no kind {kind!r}; expected one of: {', '.join(get_args(CacheKind))}"
+            f"a Cache holds no kind {kind!r}; expected one of: {', '.join(get_args(CacheKind))},"
+            " or an aio.CustomResource(group, version, plural, kind)"
         )
     return resource
+
+
+def resolve_kind(kind: str | CustomResource) -> tuple[str, Resource]:
+    """The informer's key and the resource of ``kind``."""
+    if isinstance(kind, CustomResource):
+        return kind.name, kind.resource
+    return kind, _resource(kind)
 
 
 def _name(doc: Mapping[str, Any]) -> str:
