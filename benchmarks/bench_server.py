@@ -1,10 +1,12 @@
 """Requests per second of server-side apply of PodGroups against FakeAPIServer, next to a
 minimal aiohttp handler, with the same client in the same run; and the same applies against a
 server already holding ``--stored`` objects (PodGroups, their member pods and their owners),
-next to an empty one: no write scans the store, so the ratio stays near 1.
+next to an empty one: no write scans the store, so the ratio stays near 1; and the same
+applies as a ServiceAccount on a server that authorizes with RBAC (holding ``--bindings``
+RoleBindings of other users), next to one that allows every request.
 
 Run: ``python -m benchmarks.bench_server [--requests N] [--concurrency C] [--stored N]
-[--repeats N]``.
+[--bindings N] [--repeats N]``.
 """
 
 from __future__ import annotations
@@ -36,10 +38,12 @@ def pod_group(i: int) -> dict[str, Any]:
     }
 
 
-async def drive(url: str, requests: int, concurrency: int) -> float:
+async def drive(
+    url: str, requests: int, concurrency: int, auth: dict[str, str] | None = None
+) -> float:
     """Send ``requests`` applies with ``concurrency`` workers; requests per second."""
     counter = iter(range(requests))
-    headers = {"Content-Type": "application/apply-patch+yaml"}
+    headers = {"Content-Type": "application/apply-patch+yaml", **(auth or {})}
     params = {"fieldManager": "bench", "force": "true"}
 
     async def worker(session: aiohttp.ClientSession) -> None:
@@ -149,8 +153,59 @@ async def growth(args: Any) -> Row:
     )
 
 
+RBAC = "rbac.authorization.k8s.io"
+ACCOUNT = "system:serviceaccount:default:bench"
+
+
+def _rbac_object(kind: str, name: str, **body: Any) -> dict[str, Any]:
+    meta = {"name": name, "namespace": "default"}
+    return {"apiVersion": f"{RBAC}/v1", "kind": kind, "metadata": meta, **body}
+
+
+def authorize_bench(server: FakeAPIServer, bindings: int) -> dict[str, str]:
+    """Let the bench ServiceAccount apply PodGroups, beside ``bindings`` other users' bindings;
+    the headers of its token."""
+    rules = [{"apiGroups": ["scheduling.k8s.io"], "resources": ["podgroups"], "verbs": ["patch"]}]
+    server.create_object(RBAC, "v1", "roles", _rbac_object("Role", "bench", rules=rules))
+    for i in range(bindings):
+        subject = {"kind": "User", "apiGroup": RBAC, "name": f"user-{i}"}
+        ref = {"apiGroup": RBAC, "kind": "ClusterRole", "name": "view"}
+        binding = _rbac_object("RoleBinding", f"other-{i}", roleRef=ref, subjects=[subject])
+        server.create_object(RBAC, "v1", "rolebindings", binding)
+    ref = {"apiGroup": RBAC, "kind": "Role", "name": "bench"}
+    subject = {"kind": "ServiceAccount", "name": "bench", "namespace": "default"}
+    binding = _rbac_object("RoleBinding", "bench", roleRef=ref, subjects=[subject])
+    server.create_object(RBAC, "v1", "rolebindings", binding)
+    return {"Authorization": f"Bearer {server.token_for(ACCOUNT)}"}
+
+
+async def authorization(args: Any) -> Row:
+    """The same applies on an AlwaysAllow server and, as a ServiceAccount, on an RBAC one."""
+    async with FakeAPIServer() as open_server, FakeAPIServer(authorization="RBAC") as guarded:
+        auth = authorize_bench(guarded, args.bindings)
+        times = await measure_async(
+            [
+                AsyncCase("open", lambda: drive(open_server.url, args.requests, args.concurrency)),
+                AsyncCase(
+                    "rbac", lambda: drive(guarded.url, args.requests, args.concurrency, auth)
+                ),
+            ],
+            repeats=args.repeats,
+        )
+    per = args.requests
+    return Row(
+        f"FakeAPIServer SSA as a ServiceAccount, RBAC with {args.bindings} other bindings",
+        "the same with authorization AlwaysAllow",
+        times["open"] / per,
+        times["rbac"] / per,
+        target=1.25,
+    )
+
+
 async def main() -> None:
-    args = arguments(__doc__.splitlines()[0], requests=1000, concurrency=8, stored=10_000)
+    args = arguments(
+        __doc__.splitlines()[0], requests=1000, concurrency=8, stored=10_000, bindings=200
+    )
     async with FakeAPIServer() as server:
 
         async def fake() -> None:
@@ -171,6 +226,7 @@ async def main() -> None:
         times = await with_minimal(both)
     per = args.requests
     stored_row = await growth(args)
+    rbac_row = await authorization(args)
     print_table(
         f"test server throughput: {per} server-side applies of PodGroups,"
         f" {args.concurrency} concurrent clients",
@@ -182,6 +238,7 @@ async def main() -> None:
                 times["fake"] / per,
             ),
             stored_row,
+            rbac_row,
         ],
         note=f"FakeAPIServer {per / times['fake']:.0f} requests/s,"
         f" minimal handler {per / times['minimal']:.0f} requests/s",

@@ -15,6 +15,10 @@ to the run's status subresource: ``status.phase`` is ``Scheduled`` once the grou
 ``PodGroupInitiallyScheduled`` condition is True, ``Pending`` before (with its reason and
 message).
 
+The handlers share one client and one ``aio.Cache``, started in kopf's startup handler: the
+Workloads and PodGroups that ``reconcile`` and ``delete`` read come from the cache's watch, so
+a resumed run with nothing to change costs no request, however many runs the namespace holds.
+
 Install the kind, then run it::
 
     kubectl apply -f examples/trainingrun-crd.yaml
@@ -58,6 +62,22 @@ def worker_pod(run: dict[str, Any], index: int, pod_group: wb.PodGroup) -> dict[
     return wb.set_scheduling_group(pod, pod_group)
 
 
+@kopf.on.startup()
+async def start_cache(memo: kopf.Memo, **_: Any) -> None:
+    """One client and one cache for every handler, synced before kopf starts watching runs.
+    (Every namespace here; give ``namespace=`` for an operator confined to one.)"""
+    memo.api_client = await connect()
+    memo.cache = aio.Cache(memo.api_client, kinds=("Workload", "PodGroup", "CompositePodGroup"))
+    await memo.cache.start()
+    await memo.cache.synced()
+
+
+@kopf.on.cleanup()
+async def stop_cache(memo: kopf.Memo, **_: Any) -> None:
+    await memo.cache.stop()
+    await memo.api_client.close()
+
+
 def _run(body: kopf.Body) -> dict[str, Any]:
     return {"apiVersion": body["apiVersion"], "kind": body["kind"], **dict(body)}
 
@@ -65,32 +85,34 @@ def _run(body: kopf.Body) -> dict[str, Any]:
 @kopf.on.resume(GROUP, VERSION, PLURAL)
 @kopf.on.create(GROUP, VERSION, PLURAL)
 @kopf.on.update(GROUP, VERSION, PLURAL, field="spec")
-async def reconcile_run(body: kopf.Body, **_: Any) -> dict[str, Any]:
+async def reconcile_run(body: kopf.Body, memo: kopf.Memo, **_: Any) -> dict[str, Any]:
     """Bring the run's Workload, PodGroup and pods in line; the outcome goes to its status."""
     run = _run(body)
-    async with await connect() as api_client:
-        result = await aio.reconcile(api_client, builder_for(run), field_manager=FIELD_MANAGER)
-        if result.errors:
-            raise kopf.PermanentError("; ".join(str(e) for e in result.errors))
-        pods = CoreV1Api(api_client)
-        created = []
-        for group in result.objects:
-            if not isinstance(group, wb.PodGroup):
-                continue
-            for index in range(int(run["spec"]["workers"])):
-                pod = worker_pod(run, index, group)
-                manifest: Any = pod  # kubernetes-asyncio sends a dict body as it is
-                try:
-                    await pods.create_namespaced_pod(run["metadata"]["namespace"], manifest)
-                except ApiException as exc:
-                    if exc.status != 409:  # already there: pods are created once
-                        raise
-                else:
-                    created.append(pod["metadata"]["name"])
-        verdicts = {
-            str(o.metadata.name): str((await aio.diagnose(api_client, o)).state)
-            for o in result.objects
-        }
+    api_client, cache = memo.api_client, memo.cache
+    result = await aio.reconcile(
+        api_client, builder_for(run), field_manager=FIELD_MANAGER, cache=cache
+    )
+    if result.errors:
+        raise kopf.PermanentError("; ".join(str(e) for e in result.errors))
+    pods = CoreV1Api(api_client)
+    created = []
+    for group in result.objects:
+        if not isinstance(group, wb.PodGroup):
+            continue
+        for index in range(int(run["spec"]["workers"])):
+            pod = worker_pod(run, index, group)
+            manifest: Any = pod  # kubernetes-asyncio sends a dict body as it is
+            try:
+                await pods.create_namespaced_pod(run["metadata"]["namespace"], manifest)
+            except ApiException as exc:
+                if exc.status != 409:  # already there: pods are created once
+                    raise
+            else:
+                created.append(pod["metadata"]["name"])
+    # read live: the pods were created a moment ago, and the cache holds no pods
+    verdicts = {
+        str(o.metadata.name): str((await aio.diagnose(api_client, o)).state) for o in result.objects
+    }
     return {
         "workload": result.workload.metadata.name if result.workload else None,
         "podGroups": [o.metadata.name for o in result.objects],
@@ -102,7 +124,7 @@ async def reconcile_run(body: kopf.Body, **_: Any) -> dict[str, Any]:
 
 
 @kopf.on.event("scheduling.k8s.io", "v1beta1", "podgroups")
-async def report_scheduling(body: kopf.Body, **_: Any) -> None:
+async def report_scheduling(body: kopf.Body, memo: kopf.Memo, **_: Any) -> None:
     """Write the scheduler's verdict on a run's PodGroup to the run's ``status.phase``."""
     owner = next(
         (
@@ -127,26 +149,24 @@ async def report_scheduling(body: kopf.Body, **_: Any) -> None:
         "reason": condition.get("reason", ""),
         "message": condition.get("message", ""),
     }
-    async with await connect() as api_client:
-        try:
-            await CustomObjectsApi(api_client).patch_namespaced_custom_object_status(
-                GROUP,
-                VERSION,
-                body.metadata["namespace"],
-                PLURAL,
-                owner["name"],
-                {"status": status},
-                **MERGE_PATCH,
-            )
-        except ApiException as exc:
-            if exc.status != 404:  # the run is gone: nothing to report to
-                raise
+    try:
+        await CustomObjectsApi(memo.api_client).patch_namespaced_custom_object_status(
+            GROUP,
+            VERSION,
+            body.metadata["namespace"],
+            PLURAL,
+            owner["name"],
+            {"status": status},
+            **MERGE_PATCH,
+        )
+    except ApiException as exc:
+        if exc.status != 404:  # the run is gone: nothing to report to
+            raise
 
 
 @kopf.on.delete(GROUP, VERSION, PLURAL, optional=True)
-async def delete_run(body: kopf.Body, **_: Any) -> None:
+async def delete_run(body: kopf.Body, memo: kopf.Memo, **_: Any) -> None:
     """Delete the run's Workload and its groups, children first (garbage collection would,
     later); ``optional``: no finalizer holds the run if the operator is not running."""
     workload = builder_for(_run(body)).workload()
-    async with await connect() as api_client:
-        await aio.delete(api_client, workload)
+    await aio.delete(memo.api_client, workload, cache=memo.cache)

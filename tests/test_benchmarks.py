@@ -41,6 +41,11 @@ TARGET_ROWS = {
     "benchmarks.bench_memory": [("each used once (validated)", "<= 1.5x")],
     "benchmarks.bench_aio_apply": [("apply() through aio.new_client()", "<= 1.25x")],
     "benchmarks.bench_workqueue": [("aio.WorkQueue, 8 workers", "<= 2x")],
+    "benchmarks.bench_cache": [
+        ("steady reconcile_job per Job through aio.Cache", "<= 1.5x"),
+        ("aio.Cache memory per 1,000 PodGroups", "<= 1.5x"),
+    ],
+    "benchmarks.bench_controller": [("aio.Controller, kind Job", "<= 3x")],
 }
 
 

@@ -134,6 +134,48 @@ async def test_the_asyncio_reconciler_creates_then_keeps_in_sync(
     ), err
 
 
+@WITH_RUNS
+async def test_the_asyncio_reconciler_follows_changes_by_watch_without_polling(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    """Left running, it reconciles a new run and a change as the watch delivers them, and
+    lists the runs once (its cache's list), never again."""
+    namespace(fake_apiserver)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(EXAMPLES / "asyncio_reconciler.py"),
+        NS,
+        cwd=ROOT,
+        env=env_for(fake_apiserver),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+
+    def of_runs(watch: bool) -> list[Any]:
+        return [
+            r
+            for r in fake_apiserver.requests
+            if r.path.endswith("/trainingruns") and (r.query.get("watch") == "true") is watch
+        ]
+
+    try:
+        await eventually(lambda: bool(of_runs(watch=True)))
+        run = training_run(fake_apiserver, 4)
+        await eventually(lambda: min_counts(fake_apiserver) == ([4], [4]))
+        run = fake_apiserver.get_object(*RUNS, NS, "resnet") or {}
+        run["spec"]["minAvailable"] = 3
+        fake_apiserver.update_object(*RUNS, run)
+        await eventually(lambda: min_counts(fake_apiserver) == ([3], [3]))
+        await asyncio.sleep(1.0)
+        assert len(of_runs(watch=False)) == 1
+    finally:
+        process.send_signal(signal.SIGINT)  # Ctrl-C: it stops cleanly
+        out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 0, err.decode()
+    lines = out.decode().splitlines()
+    assert [line.split(": ")[1].split(" ")[0] for line in lines] == ["created", "resized"], lines
+
+
 PEERING_CRD = {
     "apiVersion": "apiextensions.k8s.io/v1",
     "kind": "CustomResourceDefinition",

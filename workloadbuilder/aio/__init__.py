@@ -3,10 +3,11 @@
 Put the objects on a cluster and keep them right: ``preflight``, ``apply``, ``resize``,
 ``delete`` and ``reconcile``; tell what the scheduler is doing with them: ``wait_scheduled``,
 ``diagnose`` and ``audit``; read them as the server holds them: ``read_object`` and
-``list_objects``; run controllers: ``WorkQueue`` (client-go's work queue) and
-``LeaderElection`` (one leader among replicas, on a Lease). Requests go through the caller's
-configured ``ApiClient``; a ``Client`` keeps one core (field manager, retry policy, discovery
-cache, counters) for all of them.
+``list_objects``; read without a request through a ``Cache`` (shared informers); run
+controllers: ``Controller`` (a kind's objects reconciled on a work queue, driven by the cache's
+watch), ``WorkQueue`` (client-go's work queue) and ``LeaderElection`` (one leader among
+replicas, on a Lease). Requests go through the caller's configured ``ApiClient``; a ``Client``
+keeps one core (field manager, retry policy, discovery cache, counters) for all of them.
 Install with ``pip install 'workloadbuilder[aio]'``.
 """
 
@@ -18,8 +19,21 @@ from ._transport import MAX_RESPONSE_BYTES, RetryPolicy, default_retry
 from .access import RequestAttributes, Rule
 from .apply import DEFAULT_CONCURRENCY, apply
 from .audit import Finding, FindingKind, Severity, audit
+from .cache import (
+    AddHandler,
+    Cache,
+    CacheIndex,
+    CacheKind,
+    CacheSyncError,
+    CustomResource,
+    DeleteHandler,
+    Handler,
+    IndexFunc,
+    UpdateHandler,
+)
 from .client import Client
 from .config import new_client
+from .controller import Controller, Reconcile
 from .delete import DeleteResult, Terminating, delete
 from .diagnose import GroupState, Member, MemberProblem, SchedulingEvent, Verdict, diagnose
 from .errors import (
@@ -64,10 +78,18 @@ __all__ = [
     "MAX_RESPONSE_BYTES",
     "VERBS",
     "APIError",
+    "AddHandler",
     "ApplyError",
     "BucketRateLimiter",
+    "Cache",
+    "CacheIndex",
+    "CacheKind",
+    "CacheSyncError",
     "Client",
     "Clock",
+    "Controller",
+    "CustomResource",
+    "DeleteHandler",
     "DeleteResult",
     "Event",
     "FieldConflict",
@@ -76,7 +98,9 @@ __all__ = [
     "FindingKind",
     "ForbiddenError",
     "GroupState",
+    "Handler",
     "ImmutableChange",
+    "IndexFunc",
     "InvalidObjectError",
     "ItemExponentialFailureRateLimiter",
     "KubeconfigError",
@@ -95,6 +119,7 @@ __all__ = [
     "ObjectRef",
     "Permissions",
     "RateLimiter",
+    "Reconcile",
     "ReconcileResult",
     "RequestAttributes",
     "ResponseTooLargeError",
@@ -106,6 +131,7 @@ __all__ = [
     "TakenNameError",
     "Terminating",
     "UnreachableError",
+    "UpdateHandler",
     "Verdict",
     "WorkQueue",
     "WorkQueueShutDown",

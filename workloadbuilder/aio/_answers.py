@@ -54,11 +54,12 @@ def checked_object(
 
 
 def checked_list(
-    response: Response, resource: Resource, namespace: str
+    response: Response, resource: Resource, namespace: str | None
 ) -> tuple[list[dict[str, Any]], Mapping[str, Any]]:
     """The items and the list metadata of a list answer, if it is a list of ``resource``."""
     body = response.body
-    what = f"listing {resource.plural}.{resource.api_version} in namespace {namespace}"
+    where = "every namespace" if namespace is None else f"namespace {namespace}"
+    what = f"listing {resource.plural}.{resource.api_version} in {where}"
     if not isinstance(body, Mapping):
         raise _list_error(response, what, describe(response))
     kind = body.get("kind")

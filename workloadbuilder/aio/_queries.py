@@ -80,12 +80,13 @@ async def list_documents(
 async def read_listing(
     transport: Transport,
     resource: Resource,
-    namespace: str,
+    namespace: str | None,
     *,
     label_selector: str = "",
     field_selector: str | None = None,
 ) -> Listing:
-    """Every matching object (read with ``limit``/``continue``) and the list's version.
+    """Every matching object (read with ``limit``/``continue``) and the list's version;
+    ``namespace`` ``None``: across every namespace.
 
     An answer that is not a list is an ``APIError``; so is a ``continue`` token the server
     gives twice (it would never end). Pages are paced (``Pacer``): at least ``PACE_FLOOR``
@@ -111,9 +112,13 @@ async def read_listing(
             return Listing(tuple(items), str(meta.get("resourceVersion") or ""))
         if token in seen:
             raise APIError(
-                f"listing {resource.plural} in namespace {namespace}: the server gave the same"
+                f"listing {resource.plural} in {_where(namespace)}: the server gave the same"
                 f" continue token twice after {len(seen)} page(s); stopped (it would never end)",
                 status=response.status,
             )
         seen.add(token)
         await pacer.next_round(progressed=bool(page))
+
+
+def _where(namespace: str | None) -> str:
+    return "every namespace" if namespace is None else f"namespace {namespace}"

@@ -52,8 +52,11 @@ class Resource:
     def group_version_path(self) -> str:
         return f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
 
-    def path(self, namespace: str, name: str | None = None) -> str:
-        """The collection URL, or the object's URL with ``name``."""
+    def path(self, namespace: str | None, name: str | None = None) -> str:
+        """The collection URL, or the object's URL with ``name``; ``namespace`` ``None``: the
+        collection across every namespace."""
+        if namespace is None:
+            return f"{self.group_version_path}/{self.plural}"
         base = f"{self.group_version_path}/namespaces/{quote(namespace, safe='')}/{self.plural}"
         return f"{base}/{quote(name, safe='')}" if name else base
 

@@ -45,11 +45,12 @@ class WatchEvent:
 async def watch_events(
     transport: Transport,
     resource: Resource,
-    namespace: str,
+    namespace: str | None,
     *,
     resource_version: str,
     timeout_seconds: int,
     field_selector: str | None = None,
+    label_selector: str | None = None,
     name: str | None = None,
 ) -> AsyncGenerator[WatchEvent, None]:
     """Stream events after ``resource_version`` until the server ends the watch.
@@ -66,6 +67,7 @@ async def watch_events(
         ("allowWatchBookmarks", "true"),
         ("timeoutSeconds", str(max(1, timeout_seconds))),
         *([("fieldSelector", field_selector)] if field_selector else []),
+        *([("labelSelector", label_selector)] if label_selector else []),
     ]
     path = resource.path(namespace)
     try:
@@ -94,7 +96,7 @@ async def watch_events(
                 if problem is not None:
                     yield _relist(path, f"a {event.type} event whose {problem}")
                     return
-                if name is not None and not _about(event, resource, name, namespace):
+                if name is not None and not _about(event, resource, name, namespace or ""):
                     _log.warning(
                         "watch %s: skipped a %s event about another object (%s)",
                         path,

@@ -15,9 +15,11 @@ from workloadbuilder.runtime import check_pod_claims
 from ._groups import condition, condition_type, group_resource
 from ._members import active
 from ._queries import get_document
-from ._resources import POD_GROUPS, PODS, WORKLOADS, Resource, parse
+from ._reader import Reader, reader_for
+from ._resources import JOBS, POD_GROUPS, PODS, WORKLOADS, Resource, parse
 from ._snapshot import Snapshot, name_of, pod_group_of
 from ._transport import RetryPolicy, Transport, transport_for
+from .cache import Cache
 from .errors import APIError, ObjectRef
 
 __all__ = ["Finding", "FindingKind", "Severity", "audit"]
@@ -73,17 +75,24 @@ class Severity(StrEnum):
 
 
 async def audit(
-    api_client: Any, namespace: str, *, retry: RetryPolicy | None = None
+    api_client: Any,
+    namespace: str,
+    *,
+    retry: RetryPolicy | None = None,
+    cache: Cache | None = None,
 ) -> list[Finding]:
     """Walk the pods, PodGroups, CompositePodGroups and Workloads of ``namespace`` and return
     what is wrong with how they reference each other, sorted by object (empty when clean).
 
     ``api_client`` is a kubernetes-asyncio ``ApiClient`` or a ``kubernetes.aio`` one. Raises
     ``MissingAPIError`` (naming the ``GenericWorkload`` gate) when the cluster does not serve
-    the scheduling API; CompositePodGroups read as none when only their API is off.
+    the scheduling API; CompositePodGroups read as none when only their API is off. With a
+    ``cache`` (or an ``aio.Client``'s), the namespace is read from it (a Workload's
+    ``spec.controllerRef`` that names a kind the cache does not hold is still read live).
     """
     transport = transport_for(api_client, retry)
-    snapshot = await Snapshot.read(transport, namespace)
+    reader = reader_for(api_client, cache, transport)
+    snapshot = await reader.snapshot(namespace)
     missing = snapshot.missing_api(POD_GROUPS, WORKLOADS)
     if missing is not None:
         raise missing
@@ -91,7 +100,7 @@ async def audit(
         *_pods(snapshot),
         *_members(snapshot),
         *_groups(snapshot),
-        *[f async for f in _controllers(transport, snapshot)],
+        *[f async for f in _controllers(transport, reader, snapshot)],
     ]
     return sorted(findings)
 
@@ -316,7 +325,9 @@ def _workload_ref(ref: ObjectRef, spec: Obj, workloads: Mapping[str, Obj]) -> It
         )
 
 
-async def _controllers(transport: Transport, snapshot: Snapshot) -> AsyncIterator[Finding]:
+async def _controllers(
+    transport: Transport, reader: Reader, snapshot: Snapshot
+) -> AsyncIterator[Finding]:
     """Workloads whose ``spec.controllerRef`` names an object that does not exist."""
     ns = snapshot.namespace
     for workload in snapshot.workloads:
@@ -324,11 +335,12 @@ async def _controllers(transport: Transport, snapshot: Snapshot) -> AsyncIterato
         if not isinstance(owner, Mapping) or not owner.get("kind") or not owner.get("name"):
             continue
         group, kind, name = str(owner.get("apiGroup") or ""), owner["kind"], owner["name"]
-        resource = await _resource_for(transport, group, str(kind))
+        resource = JOBS if reader.cached and (group, kind) == ("batch", "Job") else None
+        resource = resource or await _resource_for(transport, group, str(kind))
         what = f"{kind} {name!r}" + (f" (apiGroup {group})" if group else "")
         if resource is None:
             problem = f"spec.controllerRef names {what}, a kind this server does not serve"
-        elif await get_document(transport, resource, ns, str(name)) is not None:
+        elif await _exists(transport, reader, resource, ns, str(name)):
             continue
         else:
             problem = f"spec.controllerRef names {what}, which does not exist"
@@ -339,6 +351,15 @@ async def _controllers(transport: Transport, snapshot: Snapshot) -> AsyncIterato
             problem + "; nothing will create or clean up this Workload's groups",
             "delete the orphaned Workload and its groups, or recreate the controller object",
         )
+
+
+async def _exists(
+    transport: Transport, reader: Reader, resource: Resource, namespace: str, name: str
+) -> bool:
+    """Whether the object exists: from the cache when it holds the kind, else a GET."""
+    if reader.cached and resource == JOBS:
+        return await reader.get(resource, namespace, name) is not None
+    return await get_document(transport, resource, namespace, name) is not None
 
 
 async def _resource_for(transport: Transport, group: str, kind: str) -> Resource | None:

@@ -10,6 +10,7 @@ from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 from ._transport import RetryPolicy, Transport
 from .apply import apply
 from .audit import audit
+from .cache import Cache
 from .delete import delete
 from .diagnose import diagnose
 from .preflight import preflight
@@ -54,14 +55,25 @@ class Client:
     learned (``preflight`` asks the cluster once per client), the retry policy (``retry``;
     ``None``: the one current at each call, see ``default_retry``; a call's own ``retry=``
     wins for that call) and counts what went on the wire (``requests``, ``retries``). Every
-    function also takes the ``Client`` itself as its ``api_client``.
+    function also takes the ``Client`` itself as its ``api_client``. With ``cache`` (an
+    ``aio.Cache``), every method that reads does so through it unless given its own
+    ``cache=``.
     """
 
     def __init__(
-        self, api_client: Any, field_manager: str, *, retry: RetryPolicy | None = None
+        self,
+        api_client: Any,
+        field_manager: str,
+        *,
+        retry: RetryPolicy | None = None,
+        cache: Cache | None = None,
     ) -> None:
         self.api_client = api_client
         """The ``ApiClient`` requests go through."""
+        if cache is not None and not isinstance(cache, Cache):
+            raise TypeError(f"cache must be an aio.Cache, not {type(cache).__name__}")
+        self.cache = cache
+        """The ``aio.Cache`` the methods read through (``None``: the live API)."""
         self.transport = Transport(api_client, retry)
         """The client core: field manager, retry policy, discovery cache, counters."""
         self.field_manager = field_manager

@@ -10,7 +10,7 @@ from typing import Any, Final, Literal, cast
 from ..api import K8sModel
 from ..api.scheduling_v1beta1 import Workload
 from ._members import active
-from ._queries import list_documents
+from ._reader import Reader, reader_for
 from ._resources import (
     COMPOSITE_POD_GROUPS,
     POD_GROUPS,
@@ -24,6 +24,7 @@ from ._resources import (
 from ._snapshot import pod_group_of
 from ._transport import RetryPolicy, Transport, transport_for
 from .apply import DEFAULT_CONCURRENCY, levels
+from .cache import Cache, CacheIndex
 from .errors import APIError, ObjectRef
 from .preflight import served_resources
 
@@ -93,10 +94,10 @@ def _held(ref: ObjectRef, body: Any, pods: Sequence[str]) -> Terminating | None:
     )
 
 
-async def _pods_by_group(transport: Transport, namespace: str) -> dict[str, list[str]]:
+async def _pods_by_group(reader: Reader, namespace: str) -> dict[str, list[str]]:
     """The active pods of ``namespace`` by the PodGroup they name, by name."""
     named: dict[str, list[str]] = {}
-    for pod in await list_documents(transport, PODS, namespace):
+    for pod in await reader.list(PODS, namespace):
         group = pod_group_of(pod)
         if group and active(pod):
             named.setdefault(group, []).append(str(pod["metadata"].get("name")))
@@ -104,7 +105,7 @@ async def _pods_by_group(transport: Transport, namespace: str) -> dict[str, list
 
 
 async def _workload_members(
-    transport: Transport, namespace: str, workload_name: str
+    transport: Transport, reader: Reader, namespace: str, workload_name: str
 ) -> list[dict[str, Any]]:
     """The Workload itself and every PodGroup/CompositePodGroup whose workloadRef names it."""
     members: list[dict[str, Any]] = [
@@ -117,11 +118,8 @@ async def _workload_members(
     for resource in (COMPOSITE_POD_GROUPS, POD_GROUPS):
         if resource.plural not in await served_resources(transport, resource):
             continue
-        for doc in await list_documents(transport, resource, namespace):
-            if ((doc.get("spec") or {}).get("workloadRef") or {}).get(
-                "workloadName"
-            ) == workload_name:
-                members.append(doc)
+        by_workload = f"{namespace}/{workload_name}"
+        members += await reader.indexed(resource, namespace, CacheIndex.WORKLOAD, by_workload)
     return members
 
 
@@ -154,6 +152,7 @@ async def delete(
     propagation_policy: PropagationPolicy = "Background",
     concurrency: int = DEFAULT_CONCURRENCY,
     retry: RetryPolicy | None = None,
+    cache: Cache | None = None,
 ) -> DeleteResult:
     """Delete runtime objects and Workloads, children before parents; idempotent.
 
@@ -164,12 +163,14 @@ async def delete(
     to delete, in the order they went; ``.terminating`` lists those a finalizer still holds
     (a PodGroup that pods still name: the PodGroupProtection finalizer; the pods are read once
     per namespace, only then), with why and what to do. A later call asks again for those,
-    and lists them again while they are held.
+    and lists them again while they are held. With a ``cache`` (or an ``aio.Client``'s), the
+    groups and pods are read from it, and what went is remembered until it observes that.
     """
     docs, workload = _documents(workload_or_objects, namespace)
     transport = transport_for(api_client, retry)
+    reader = reader_for(api_client, cache, transport)
     if workload is not None:
-        docs = await _workload_members(transport, *workload)
+        docs = await _workload_members(transport, reader, *workload)
     gate = asyncio.Semaphore(concurrency)
     body = {"apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": propagation_policy}
     deleted = DeleteResult()
@@ -180,7 +181,8 @@ async def delete(
         ref = ref_of(doc)
         if namespace and not ref.namespace:
             ref = ObjectRef(ref.kind, namespace, ref.name, ref.api_version)
-        path = resource_of(doc).path(ref.namespace, ref.name)
+        resource = resource_of(doc)
+        path = resource.path(ref.namespace, ref.name)
         async with gate:
             try:
                 response = await transport.request("DELETE", path, body=body, target=ref)
@@ -192,6 +194,9 @@ async def delete(
         answer = response.body if isinstance(response.body, Mapping) else {}
         if (answer.get("metadata") or {}).get("finalizers"):
             kept.append((ref, answer))
+            reader.wrote(resource, answer)
+        else:
+            reader.deleted(resource, (ref.namespace, ref.name))
 
     for level in reversed(levels(docs)):
         await asyncio.gather(*(one(docs[i]) for i in level))
@@ -200,7 +205,7 @@ async def delete(
     for ref, answer in kept:
         protected = POD_GROUP_PROTECTION in (answer["metadata"].get("finalizers") or ())
         if ref.kind == "PodGroup" and protected and ref.namespace not in naming:
-            naming[ref.namespace] = await _pods_by_group(transport, ref.namespace)
+            naming[ref.namespace] = await _pods_by_group(reader, ref.namespace)
         pods = naming.get(ref.namespace, {}).get(ref.name, [])
         held = _held(ref, answer, pods)
         if held is not None:

@@ -15,9 +15,11 @@ from typing import Any, Final
 
 from ._groups import DISRUPTION_TARGET, condition, condition_type, target_ref
 from ._members import Member, MemberProblem, SchedulingEvent, active, member_of, misfit_reason
+from ._reader import reader_for
 from ._resources import COMPOSITE_POD_GROUPS, POD_GROUPS, WORKLOADS
 from ._snapshot import Snapshot, pod_group_of
 from ._transport import RetryPolicy, transport_for
+from .cache import Cache
 from .errors import ObjectRef
 
 __all__ = [
@@ -86,7 +88,9 @@ class Verdict:
     they can)."""
 
 
-async def diagnose(api_client: Any, group: Any, *, retry: RetryPolicy | None = None) -> Verdict:
+async def diagnose(
+    api_client: Any, group: Any, *, retry: RetryPolicy | None = None, cache: Cache | None = None
+) -> Verdict:
     """Tell what the scheduler is doing with ``group``.
 
     ``group`` is a PodGroup or CompositePodGroup (an SDK model, its JSON, or an ``ObjectRef``
@@ -94,10 +98,11 @@ async def diagnose(api_client: Any, group: Any, *, retry: RetryPolicy | None = N
     verdict, a Workload's the verdicts of the groups stamped from it. Anything else is a
     ``TypeError``. Reads the namespace through ``api_client`` (kubernetes-asyncio or
     ``kubernetes.aio``); raises ``MissingAPIError`` when the cluster does not serve the
-    group's API.
+    group's API. With a ``cache`` (or an ``aio.Client``'s), the namespace is read from it.
     """
     ref = target_ref(group)
-    snapshot = await Snapshot.read(transport_for(api_client, retry), ref.namespace)
+    reader = reader_for(api_client, cache, transport_for(api_client, retry))
+    snapshot = await reader.snapshot(ref.namespace)
     return verdict_of(snapshot, ref)
 
 

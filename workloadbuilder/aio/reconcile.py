@@ -20,10 +20,19 @@ from ..field import ErrorList
 from ..runtime import RuntimeObject, instantiate
 from ._drift import ImmutableChange, group_changes, workload_changes
 from ._ownership import adopt_orphan, already_exists, controlled_by, controller_of
-from ._queries import list_documents
-from ._resources import COMPOSITE_POD_GROUPS, POD_GROUPS, WORKLOADS, parse, ref_of, resource_of
+from ._queries import get_document
+from ._reader import Reader, reader_for
+from ._resources import (
+    COMPOSITE_POD_GROUPS,
+    POD_GROUPS,
+    WORKLOADS,
+    Resource,
+    ref_of,
+    resource_of,
+)
 from ._transport import RetryPolicy, Transport, transport_for
 from .apply import apply_documents, create_document
+from .cache import Cache, CacheIndex
 from .errors import APIError, ApplyError, ObjectRef, TakenNameError
 from .events import (
     COMPOSITE_POD_GROUP_CREATED,
@@ -140,9 +149,15 @@ def _gang_counts(spec: Mapping[str, Any]) -> dict[str, int]:
 
 class _Reconciler:
     def __init__(
-        self, transport: Transport, builder: Builder, field_manager: str, adopt: bool
+        self,
+        transport: Transport,
+        reader: Reader,
+        builder: Builder,
+        field_manager: str,
+        adopt: bool,
     ) -> None:
         self.transport = transport
+        self.reader = reader
         self.builder = builder
         self.field_manager = field_manager
         self.adopt = adopt
@@ -201,7 +216,7 @@ class _Reconciler:
             await self._report_changes(
                 workload_changes(ref_of(workload_doc), workload_doc, desired_doc)
             )
-            await self._sync_template_counts(workload_doc, desired)
+            workload_doc = await self._sync_template_counts(workload_doc, desired)
         return await self._runtime_objects(workload_doc, new_execution)
 
     def _failed(self, error: object) -> str:
@@ -223,7 +238,7 @@ class _Reconciler:
         name = str(desired["metadata"]["name"])
         taken: APIError | None = None
         for _ in range(_ROUNDS):
-            listed = await list_documents(self.transport, WORKLOADS, self.namespace)
+            listed = await self._workloads(name)
             mine = [w for w in listed if self._mine(w)]
             if len(mine) > 1:
                 return self.result(
@@ -238,6 +253,7 @@ class _Reconciler:
                     self.transport, WORKLOADS, holder, self.owner, self.field_manager
                 )
                 if adopted is not None:
+                    self.reader.wrote(WORKLOADS, adopted)
                     self.adopted.append(ref_of(adopted))
                     return adopted, False
                 continue  # it changed meanwhile: look again
@@ -253,7 +269,9 @@ class _Reconciler:
                 raise
             if isinstance(doc, APIError):
                 taken = doc
+                await self._read_back(WORKLOADS, name)
                 continue
+            self.reader.wrote(WORKLOADS, doc)
             ref = ref_of(doc)
             self.created.append(ref)
             await self.event(
@@ -263,6 +281,32 @@ class _Reconciler:
         return self.result(
             skipped=f"Workload {name} kept appearing and going away; reconcile again later"
         )
+
+    async def _workloads(self, name: str) -> list[dict[str, Any]]:
+        """The Workloads that matter: those the owner controls and the one called ``name``.
+
+        Through a cache: its controller index and a lookup. Live: the Workload called
+        ``name`` (one GET) when it is the owner's, else the namespace's list.
+        """
+        holder = await self.reader.get(WORKLOADS, self.namespace, name)
+        if not self.reader.cached:
+            if holder is not None and self._mine(holder):
+                return [holder]
+            return await self.reader.list(WORKLOADS, self.namespace)
+        found: list[dict[str, Any]] = await self.reader.indexed(
+            WORKLOADS, self.namespace, CacheIndex.CONTROLLER_UID, self.owner.uid
+        )
+        if holder is not None and all(ref_of(w).name != name for w in found):
+            found.append(holder)
+        return found
+
+    async def _read_back(self, resource: Resource, name: str) -> None:
+        """After ``AlreadyExists``: through a cache, read the holder live, so the next look
+        sees it even before the cache does (a concurrent reconcile may have made it)."""
+        if self.reader.cached:
+            holder = await get_document(self.transport, resource, self.namespace, name)
+            if holder is not None:
+                self.reader.wrote(resource, holder)
 
     def _adoptable(self, doc: Mapping[str, Any]) -> bool:
         """No controller, and a ``spec.controllerRef`` naming the owner (it is immutable)."""
@@ -295,7 +339,11 @@ class _Reconciler:
         )
         await self.event("Warning", IMMUTABLE_CHANGE_NOT_APPLIED, message[:_MESSAGE_LIMIT])
 
-    async def _sync_template_counts(self, workload: dict[str, Any], desired: Workload) -> None:
+    async def _sync_template_counts(
+        self, workload: dict[str, Any], desired: Workload
+    ) -> dict[str, Any]:
+        """Patch the templates' gang ``minCount``; the Workload as it is afterwards (a cached
+        object is never changed in place)."""
         current = _gang_counts(workload.get("spec") or {})
         ref = ref_of(workload)
         for template, count in _gang_counts(desired.to_dict()["spec"]).items():
@@ -305,24 +353,29 @@ class _Reconciler:
             if patch is None:
                 continue
             response = await patch_spec(self.transport, WORKLOADS, ref, patch, self.field_manager)
-            workload.clear()
-            workload.update(response.body)
+            self.reader.wrote(WORKLOADS, response.body)
+            workload = dict(response.body)
             if ref not in self.resized:
                 self.resized.append(ref)
+        return workload
 
-    async def _list_groups(self) -> dict[ObjectRef, dict[str, Any]]:
+    async def _existing_groups(self, refs: Sequence[ObjectRef]) -> dict[ObjectRef, dict[str, Any]]:
+        """The groups with the execution's names, by name (a GET each, or the cache's)."""
         existing: dict[ObjectRef, dict[str, Any]] = {}
         for resource in (COMPOSITE_POD_GROUPS, POD_GROUPS):
             if resource.plural not in await served_resources(self.transport, resource):
                 continue
-            for doc in await list_documents(self.transport, resource, self.namespace):
-                existing[ref_of(doc)] = doc
+            for ref in refs:
+                if ref.kind == resource.kind:
+                    doc = await self.reader.get(resource, self.namespace, ref.name)
+                    if doc is not None:
+                        existing[ref] = doc
         return existing
 
     async def _runtime_objects(
         self, workload_doc: dict[str, Any], new_execution: bool
     ) -> ReconcileResult:
-        workload: Workload = parse(WORKLOADS, workload_doc)
+        workload: Workload = self.reader.model(WORKLOADS, workload_doc)
         name = workload.metadata.name
         desired = {ref_of(d): d for d in (o.to_dict() for o in instantiate(self.builder))}
         in_use: dict[ObjectRef, dict[str, Any]] = {}
@@ -330,7 +383,7 @@ class _Reconciler:
         missing: list[dict[str, Any]] = []
         holders: dict[ObjectRef, dict[str, Any]] = {}
         for _ in range(_ROUNDS):
-            existing = await self._list_groups()
+            existing = await self._existing_groups(list(desired))
             in_use, foreign, missing = {}, [], []
             orphans: list[dict[str, Any]] = []
             for ref, doc in desired.items():
@@ -358,7 +411,9 @@ class _Reconciler:
         for ref, doc in in_use.items():
             await self._report_changes(group_changes(ref, doc, desired[ref]))
         await self._sync_group_counts(in_use, desired)
-        objects = tuple(parse(resource_of(in_use[r]), in_use[r]) for r in desired if r in in_use)
+        objects = tuple(
+            self.reader.model(resource_of(in_use[r]), in_use[r]) for r in desired if r in in_use
+        )
         skipped = None
         if foreign:
             skipped = (
@@ -389,6 +444,7 @@ class _Reconciler:
                 self.transport, resource, doc, self.owner, self.field_manager
             )
             if adopted is not None:
+                self.reader.wrote(resource, adopted)
                 self.adopted.append(ref_of(adopted))
 
     async def _create_groups(self, missing: list[dict[str, Any]]) -> bool:
@@ -401,7 +457,13 @@ class _Reconciler:
             await self._created_groups(exc.applied)
             if not all(already_exists(e) for e in exc.failures.values()):
                 raise
+            for ref in exc.failures:
+                await self._read_back(
+                    resource_of({"apiVersion": ref.api_version, "kind": ref.kind}), ref.name
+                )
             return False
+        for doc in docs:
+            self.reader.wrote(resource_of(doc), doc)
         await self._created_groups([ref_of(d) for d in docs])
         return True
 
@@ -434,6 +496,7 @@ class _Reconciler:
                 continue
             policy = {"schedulingPolicy": {"gang": {"minCount": want}}}
             response = await patch_spec(self.transport, POD_GROUPS, ref, policy, self.field_manager)
+            self.reader.wrote(POD_GROUPS, response.body)
             in_use[ref] = dict(response.body)
             self.resized.append(ref)
 
@@ -446,6 +509,7 @@ async def reconcile(
     new_execution: bool = True,
     adopt: bool = False,
     retry: RetryPolicy | None = None,
+    cache: Cache | None = None,
 ) -> ReconcileResult:
     """Bring the owner's Workload and runtime objects in line with ``builder``.
 
@@ -467,11 +531,14 @@ async def reconcile(
     ``FailedWorkloadCompilation`` (tree errors, returned in ``errors``) or
     ``FailedWorkloadCreate`` (then raises the ``ApplyError``) on failure. Running it again
     changes nothing. ``field_manager`` is required unless
-    ``api_client`` is an ``aio.Client`` (then it defaults to the client's).
+    ``api_client`` is an ``aio.Client`` (then it defaults to the client's). With a ``cache``
+    (or an ``aio.Client``'s), reads come from it: a steady reconcile sends no request; its own
+    writes count until the cache observes them, so a lagging cache never creates twice.
     """
     transport = transport_for(api_client, retry)
     manager = transport.resolve_field_manager(field_manager)
     if not isinstance(adopt, bool):
         raise TypeError(f"adopt must be a bool, not {type(adopt).__name__}")
-    reconciler = _Reconciler(transport, builder, manager, adopt)
+    reader = reader_for(api_client, cache, transport)
+    reconciler = _Reconciler(transport, reader, builder, manager, adopt)
     return await reconciler.run(new_execution)

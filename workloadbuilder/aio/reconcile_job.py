@@ -13,11 +13,14 @@ from typing import Any
 
 from ..api.meta_v1 import OwnerReference
 from ..job import JobEvent, JobSchedulingDecision, decide_job_scheduling
+from ..naming import generate_pod_group_name, generate_workload_name
 from ._ownership import controller_of
-from ._queries import get_document, list_documents
-from ._resources import POD_GROUPS, PODS, WORKLOADS, parse, ref_of
+from ._queries import get_document
+from ._reader import Reader, reader_for
+from ._resources import POD_GROUPS, PODS, WORKLOADS, Resource, ref_of
 from ._transport import RetryPolicy, Transport, transport_for
 from .apply import create_document
+from .cache import Cache, CacheIndex
 from .errors import APIError, ApplyError, ObjectRef
 from .events import Event, record_event
 from .reconcile import ReconcileResult, held_why, taken_name
@@ -58,9 +61,19 @@ def _identity(job: Any) -> tuple[str, str, str]:
     return namespace or "default", name, uid
 
 
+def _parent_key(job: Any, namespace: str) -> str | None:
+    """The ``controller-ref`` index value of the Workload of the Job's controlling owner."""
+    for ref in (_document(job).get("metadata") or {}).get("ownerReferences") or ():
+        if isinstance(ref, Mapping) and ref.get("controller") is True:
+            group = str(ref.get("apiVersion") or "").rpartition("/")[0]
+            return f"{namespace}/{group}/{ref.get('kind')}/{ref.get('name')}"
+    return None
+
+
 class _JobSync:
-    def __init__(self, transport: Transport, job: Any, field_manager: str) -> None:
+    def __init__(self, transport: Transport, reader: Reader, job: Any, field_manager: str) -> None:
         self.transport = transport
+        self.reader = reader
         self.job = job
         self.field_manager = field_manager
         self.namespace, self.name, uid = _identity(job)
@@ -79,15 +92,68 @@ class _JobSync:
         await record_event(self.transport, self.owner, self.namespace, event, self.field_manager)
 
     async def decide(self, pods: Sequence[Any], gate_enabled: bool) -> JobSchedulingDecision:
+        """The decision on what exists. Through a cache: the Job's objects from its indexes.
+        Live: the Workload and PodGroup by the names the Job controller gives them (two GETs),
+        the namespace's lists only when one of them is missing or not the Job's."""
+        if self.reader.cached:
+            return await self.decide_cached(pods, gate_enabled)
+        found = await self.decide_by_name(pods, gate_enabled)
+        if found is not None:
+            return found
         # parsed here: an object the server answers that is not a valid one is an APIError
         # naming it (the decision would take it for an error of the caller's)
-        listed = await list_documents(self.transport, WORKLOADS, self.namespace)
-        workloads = [parse(WORKLOADS, doc) for doc in listed]
-        listed = await list_documents(self.transport, POD_GROUPS, self.namespace)
-        pod_groups = [parse(POD_GROUPS, doc) for doc in listed]
+        listed = await self.reader.list(WORKLOADS, self.namespace)
+        workloads = [self.reader.model(WORKLOADS, doc) for doc in listed]
+        listed = await self.reader.list(POD_GROUPS, self.namespace)
+        pod_groups = [self.reader.model(POD_GROUPS, doc) for doc in listed]
         return decide_job_scheduling(
             self.job, workloads, pod_groups, pods=pods, gate_enabled=gate_enabled
         )
+
+    async def decide_cached(self, pods: Sequence[Any], gate_enabled: bool) -> JobSchedulingDecision:
+        uid, ns = self.owner.uid, self.namespace
+        by_uid = CacheIndex.CONTROLLER_UID
+        workloads = await self.reader.indexed(WORKLOADS, ns, by_uid, uid, models=True)
+        parent = _parent_key(self.job, ns)
+        if parent is not None:
+            seen = {w.metadata.name for w in workloads}
+            workloads += [
+                w
+                for w in await self.reader.indexed(
+                    WORKLOADS, ns, CacheIndex.CONTROLLER_REF, parent, models=True
+                )
+                if w.metadata.name not in seen
+            ]
+        pod_groups = await self.reader.indexed(POD_GROUPS, ns, by_uid, uid, models=True)
+        return decide_job_scheduling(
+            self.job, workloads, pod_groups, pods=pods, gate_enabled=gate_enabled
+        )
+
+    async def decide_by_name(
+        self, pods: Sequence[Any], gate_enabled: bool
+    ) -> JobSchedulingDecision | None:
+        """The decision from the Job's own Workload and PodGroup read by the names the Job
+        controller gives them; ``None`` when either is missing or not the Job's (then only
+        the lists can tell)."""
+        name = generate_workload_name(self.name, self.owner.uid)
+        workload = await self.reader.get(WORKLOADS, self.namespace, name)
+        templates = ((workload or {}).get("spec") or {}).get("podGroupTemplates") or []
+        if workload is None or len(templates) != 1 or not isinstance(templates[0], Mapping):
+            return None
+        group_name = generate_pod_group_name(name, str(templates[0].get("name") or ""))
+        group = await self.reader.get(POD_GROUPS, self.namespace, group_name)
+        if group is None:
+            return None
+        decision = decide_job_scheduling(
+            self.job,
+            [self.reader.model(WORKLOADS, workload)],
+            [self.reader.model(POD_GROUPS, group)],
+            pods=pods,
+            gate_enabled=gate_enabled,
+        )
+        if decision.workload is None or decision.pod_group is None:
+            return None
+        return decision
 
     async def create(self, doc: dict[str, Any]) -> APIError | None:
         """Create ``doc`` (never apply over an existing object); the ``AlreadyExists`` answer
@@ -99,14 +165,25 @@ class _JobSync:
                 [failure] = exc.failures.values()
                 await self.event(JobEvent.failed_workload_create(self.name, failure.message))
             raise
+        resource = WORKLOADS if doc.get("kind") == "Workload" else POD_GROUPS
         if isinstance(stored, APIError):
+            # Not a creation. Through a cache, read the holder live, so the next decision sees
+            # it even before the cache does (a concurrent sync of this Job may have made it).
+            ref = ref_of(doc)
+            if self.reader.cached:
+                holder = await get_document(self.transport, resource, ref.namespace, ref.name)
+                if holder is not None:
+                    self.reader.wrote(resource, holder)
             return stored
+        self.reader.wrote(resource, stored)
         self.created.append(ref_of(stored))
         return None
 
     async def set_min_count(self, ref: ObjectRef, spec_patch: dict[str, Any]) -> None:
-        resource = WORKLOADS if ref.kind == "Workload" else POD_GROUPS
-        await patch_spec(self.transport, resource, ref, spec_patch, self.field_manager)
+        resource: Resource = WORKLOADS if ref.kind == "Workload" else POD_GROUPS
+        response = await patch_spec(self.transport, resource, ref, spec_patch, self.field_manager)
+        if isinstance(response.body, Mapping):
+            self.reader.wrote(resource, response.body)
         self.resized.append(ref)
 
     async def run(self, pods: Sequence[Any], gate_enabled: bool) -> ReconcileResult:
@@ -201,6 +278,7 @@ async def reconcile_job(
     pods: Sequence[Any] | None = None,
     gate_enabled: bool = True,
     retry: RetryPolicy | None = None,
+    cache: Cache | None = None,
 ) -> ReconcileResult:
     """Do for ``job`` what the native Job controller does on one sync.
 
@@ -215,16 +293,27 @@ async def reconcile_job(
     checks it). Running it again creates nothing. Returns what it found and did; the
     ``objects`` are the Job's PodGroup. ``field_manager`` defaults to an ``aio.Client``'s, else
     ``job-controller`` (the Job controller's).
+
+    With a ``cache`` (or an ``aio.Client``'s), everything is read from it: a steady sync sends
+    no request at all. Its own creates are remembered until the cache observes them, and a
+    create answered ``AlreadyExists`` is read back live, so a cache that lags never makes a
+    second object or a second "created". Without one, the Job's Workload and PodGroup are read
+    by name (the namespace is listed only when one is missing).
     """
     transport = transport_for(api_client, retry)
+    reader = reader_for(api_client, cache, transport)
     sync = _JobSync(
-        transport, job, transport.resolve_field_manager(field_manager, "job-controller")
+        transport, reader, job, transport.resolve_field_manager(field_manager, "job-controller")
     )
     if pods is None:
-        pods = await list_documents(
-            sync.transport,
-            PODS,
-            sync.namespace,
-            label_selector=f"{JOB_CONTROLLER_UID_LABEL}={sync.owner.uid}",
-        )
+        if reader.cached:
+            pods = await reader.indexed(
+                PODS, sync.namespace, CacheIndex.JOB_CONTROLLER_UID, sync.owner.uid
+            )
+        else:
+            pods = await reader.list(
+                PODS,
+                sync.namespace,
+                label_selector=f"{JOB_CONTROLLER_UID_LABEL}={sync.owner.uid}",
+            )
     return await sync.run(pods, gate_enabled)

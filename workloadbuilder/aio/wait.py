@@ -13,10 +13,12 @@ from workloadbuilder.api.scheduling_v1beta1 import PodGroup
 
 from ._groups import GroupLike, condition, condition_type, group_ref, group_resource
 from ._queries import Pacer, read_listing
+from ._reader import CachedReader, cache_of
 from ._resources import parse
 from ._snapshot import Snapshot
 from ._transport import RetryPolicy, Transport, transport_for
 from ._watch import RELIST, about, watch_events
+from .cache import Cache
 from .diagnose import Verdict, verdict_of
 from .errors import APIError, MissingAPI, MissingAPIError, NoAnswerError, ObjectRef
 
@@ -78,7 +80,12 @@ def _model(ref: ObjectRef, obj: Mapping[str, Any]) -> PodGroup | CompositePodGro
 
 
 async def wait_scheduled(
-    api_client: Any, group: GroupLike, *, timeout: float, retry: RetryPolicy | None = None
+    api_client: Any,
+    group: GroupLike,
+    *,
+    timeout: float,
+    retry: RetryPolicy | None = None,
+    cache: Cache | None = None,
 ) -> PodGroup | CompositePodGroup:
     """Wait until ``group``'s ``PodGroupInitiallyScheduled`` (or, for a CompositePodGroup,
     ``CompositePodGroupInitiallyScheduled``) condition is True, and return the group as read.
@@ -93,9 +100,14 @@ async def wait_scheduled(
     counts, and the verdict is read in its last quarter (at most 5 s). When the API server
     answered nothing within it, ``NoAnswerError`` (a ``TimeoutError`` too) says so, and
     nothing about the group.
+    With a ``cache`` (or an ``aio.Client``'s), the group is followed in it: no request of
+    its own.
     """
     ref = group_ref(group)
     transport = transport_for(api_client, retry)
+    chosen = cache_of(api_client, cache)
+    if chosen is not None:
+        return await _wait_cached(CachedReader(transport, chosen), ref, timeout)
     resource = group_resource(ref.kind)
     by_name = f"metadata.name={ref.name}"
     loop = asyncio.get_running_loop()
@@ -200,3 +212,34 @@ def _watch_error(ref: ObjectRef, status: Mapping[str, Any]) -> APIError:
         status_body=status,
         target=ref,
     )
+
+
+async def _wait_cached(
+    reader: CachedReader, ref: ObjectRef, timeout: float
+) -> PodGroup | CompositePodGroup:
+    """``wait_scheduled`` on the cache: look at each change of the group's kind."""
+    resource = group_resource(ref.kind)
+    latest: Mapping[str, Any] | None = None
+    try:
+        async with asyncio.timeout(timeout):
+            while True:
+                informer = reader.cache.informer(resource.kind)
+                latest = await reader.get(resource, ref.namespace, ref.name)
+                if informer.unserved:
+                    missing = MissingAPI(
+                        resource.group,
+                        resource.version,
+                        resource.plural,
+                        resource.gates,
+                        resource.hint,
+                    )
+                    raise MissingAPIError([missing])
+                if latest is not None and _scheduled(ref, latest):
+                    return _model(ref, latest)
+                await informer.changed()
+    except TimeoutError:
+        try:
+            verdict: Verdict | None = verdict_of(await reader.snapshot(ref.namespace), ref)
+        except (APIError, MissingAPIError):
+            verdict = None
+        raise NotScheduledError(ref, timeout, latest, verdict) from None

@@ -44,9 +44,15 @@ class GroupStatus:
 _GROUPS: tuple[aio.SchedulingKind, ...] = ("CompositePodGroup", "PodGroup")
 
 
-async def _list(client: Any, namespace: str, kind: aio.SchedulingKind) -> list[dict[str, Any]]:
+async def _list(
+    client: Any, namespace: str, kind: aio.SchedulingKind, cache: aio.Cache | None
+) -> list[dict[str, Any]]:
     """The groups of ``kind`` in ``namespace``, read as the SDK's helpers read (retries,
-    timeout, redirect refusal and answer checks); none when the kind is not served."""
+    timeout, redirect refusal and answer checks), or from ``cache``; none when the kind is
+    not served."""
+    if cache is not None:
+        await cache.synced(kind)
+        return [] if kind in cache.unserved else cache.list(kind, namespace)
     try:
         return await aio.list_objects(client, kind, namespace=namespace)
     except aio.APIError as exc:
@@ -55,20 +61,24 @@ async def _list(client: Any, namespace: str, kind: aio.SchedulingKind) -> list[d
         raise
 
 
-async def workload_status(client: Any, namespace: str, name: str) -> list[GroupStatus]:
-    """Every group stamped from Workload ``name``, with what the scheduler is doing with it."""
+async def workload_status(
+    client: Any, namespace: str, name: str, *, cache: aio.Cache | None = None
+) -> list[GroupStatus]:
+    """Every group stamped from Workload ``name``, with what the scheduler is doing with it
+    (read from ``cache`` when given)."""
     # raises MissingAPIError (the gate to enable) when the scheduling API is not served
-    workload = await aio.diagnose(client, aio.ObjectRef("Workload", namespace, name))
+    target = aio.ObjectRef("Workload", namespace, name)
+    workload = await aio.diagnose(client, target, cache=cache)
     if workload.state is aio.GroupState.MISSING:
         raise ClusterError([f'Workload "{name}" not found in namespace "{namespace}"'])
     rows = []
     for kind in _GROUPS:
-        for obj in await _list(client, namespace, kind):
+        for obj in await _list(client, namespace, kind, cache):
             ref = (obj.get("spec") or {}).get("workloadRef") or {}
             if ref.get("workloadName") != name:
                 continue
             group = {"kind": kind, "metadata": obj["metadata"]}
-            verdict = await aio.diagnose(client, group)
+            verdict = await aio.diagnose(client, group, cache=cache)
             rows.append(
                 GroupStatus(
                     kind,
@@ -84,14 +94,17 @@ async def workload_status(client: Any, namespace: str, name: str) -> list[GroupS
     return rows
 
 
-async def diagnose_group(client: Any, namespace: str, name: str, kind: str | None) -> Any:
+async def diagnose_group(
+    client: Any, namespace: str, name: str, kind: str | None, *, cache: aio.Cache | None = None
+) -> Any:
     """The verdict on ``name``: a PodGroup, else a CompositePodGroup, else a Workload of that
     name (its groups' verdicts). A group that does not exist gives its ``Missing`` verdict
-    when pods name it; ``ClusterError`` when nothing of that name is known."""
+    when pods name it; ``ClusterError`` when nothing of that name is known. Read from
+    ``cache`` when given."""
     kinds = [kind] if kind else ["PodGroup", "CompositePodGroup", "Workload"]
     missing = []
     for candidate in kinds:
-        verdict = await aio.diagnose(client, aio.ObjectRef(candidate, namespace, name))
+        verdict = await aio.diagnose(client, aio.ObjectRef(candidate, namespace, name), cache=cache)
         if verdict.state is not aio.GroupState.MISSING:
             return verdict
         missing.append(verdict)

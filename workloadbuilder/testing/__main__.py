@@ -71,6 +71,7 @@ async def serve(
     preset: str = DEFAULT_PRESET,
     feature_gates: dict[str, bool] | None = None,
     runtime_config: dict[str, bool] | None = None,
+    authorization: str = "AlwaysAllow",
 ) -> None:
     """Start a server (and a gang simulator when asked) with ``namespaces`` and ``nodes``
     created, print its kubeconfig, wait for a signal."""
@@ -83,7 +84,11 @@ async def serve(
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
     async with FakeAPIServer(
-        port=port, preset=preset, feature_gates=feature_gates, runtime_config=runtime_config
+        port=port,
+        preset=preset,
+        feature_gates=feature_gates,
+        runtime_config=runtime_config,
+        authorization=authorization,
     ) as server:
         for name in dict.fromkeys(namespaces):
             if server.get_object("", "v1", "namespaces", None, name) is None:
@@ -198,6 +203,13 @@ def parser() -> argparse.ArgumentParser:
         help="serve or stop serving API versions over the preset "
         "(e.g. scheduling.k8s.io/v1beta1=true)",
     )
+    parser.add_argument(
+        "--authorization-mode",
+        choices=("AlwaysAllow", "RBAC"),
+        default="AlwaysAllow",
+        help="RBAC: authenticate bearer tokens and authorize as kube-apiserver's RBAC "
+        "authorizer (the kubeconfig printed holds an administrator's token)",
+    )
     return parser
 
 
@@ -222,6 +234,7 @@ def main(argv: list[str] | None = None) -> None:
                 preset=args.preset,
                 feature_gates=args.feature_gates,
                 runtime_config=args.runtime_config,
+                authorization=args.authorization_mode,
             )
         )
     except OSError as exc:  # the port is taken, say

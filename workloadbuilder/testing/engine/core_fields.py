@@ -56,11 +56,26 @@ NODE_SPEC: Shape = _any(
 )  # fmt: skip
 _TYPED: Shape = {**_any("apiVersion", "kind"), "metadata": META}
 _OBJECT: Shape = {**_TYPED, "status": None}
+_RULE: Shape = _any("verbs", "apiGroups", "resources", "resourceNames", "nonResourceURLs")
+_SELECTOR: Shape = {
+    "matchLabels": None, "matchExpressions": [_any("key", "operator", "values")],
+}  # fmt: skip
+_BINDING: Shape = {
+    **_TYPED,
+    "subjects": [_any("kind", "apiGroup", "name", "namespace")],
+    "roleRef": _any("apiGroup", "kind", "name"),
+}
 SHAPES: dict[tuple[str, str], Shape] = {
     ("", "Pod"): {**_OBJECT, "spec": POD_SPEC},
     ("", "Namespace"): {**_OBJECT, "spec": _any("finalizers")},
     ("", "Node"): {**_OBJECT, "spec": NODE_SPEC},
     ("batch", "Job"): {**_OBJECT, "spec": JOB_SPEC},
+    ("rbac.authorization.k8s.io", "Role"): {**_TYPED, "rules": [_RULE]},
+    ("rbac.authorization.k8s.io", "ClusterRole"): {
+        **_TYPED, "rules": [_RULE], "aggregationRule": {"clusterRoleSelectors": [_SELECTOR]},
+    },
+    ("rbac.authorization.k8s.io", "RoleBinding"): _BINDING,
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"): _BINDING,
     ("", "Event"): {**_TYPED, **_any(
         "involvedObject", "reason", "message", "source",
         "firstTimestamp", "lastTimestamp", "count", "type", "eventTime", "series", "action",

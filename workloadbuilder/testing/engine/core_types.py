@@ -2,8 +2,8 @@
 
 The tables use :mod:`~workloadbuilder.testing.engine.object_types`' form (a JSON name to a Go
 type name, a nested ``(struct name, fields)``, or a list of one) and its checker. They cover
-the fields of Pod, Job and PriorityClass that tests commonly set, and every field of a Lease;
-other fields are not looked into.
+the fields of Pod, Job and PriorityClass that tests commonly set; other fields are not looked
+into.
 """
 
 from __future__ import annotations
@@ -72,16 +72,68 @@ LEASE_SPEC: Final[Fields] = {
     **_all(INT32, "leaseDurationSeconds", "leaseTransitions"),
     **_all(MICRO_TIME, "acquireTime", "renewTime"),
 }
+_RBAC = "rbac.authorization.k8s.io"
+POLICY_RULE: Final[Fields] = _all(
+    STRING_LIST, "verbs", "apiGroups", "resources", "resourceNames", "nonResourceURLs"
+)
+LABEL_SELECTOR: Final[Fields] = {
+    "matchLabels": STRING_MAP,
+    "matchExpressions": [
+        (
+            "LabelSelectorRequirement",
+            {"key": STRING, "operator": STRING, "values": STRING_LIST},
+        )
+    ],
+}
+_ROLE: Final[Fields] = {"rules": [("PolicyRule", POLICY_RULE)]}
+_BINDING: Final[Fields] = {
+    "subjects": [("Subject", _all(STRING, "kind", "apiGroup", "name", "namespace"))],
+    "roleRef": ("RoleRef", _all(STRING, "apiGroup", "kind", "name")),
+}
+_ATTRIBUTES: Final[Fields] = {
+    "resourceAttributes": (
+        "ResourceAttributes",
+        _all(STRING, "namespace", "verb", "group", "version", "resource", "subresource", "name"),
+    ),
+    "nonResourceAttributes": ("NonResourceAttributes", _all(STRING, "path", "verb")),
+}
 KINDS: Final[dict[tuple[str, str], tuple[str, Fields]]] = {
+    ("coordination.k8s.io", "Lease"): ("Lease", {"spec": ("LeaseSpec", LEASE_SPEC)}),
+    (_RBAC, "Role"): ("Role", _ROLE),
+    (_RBAC, "ClusterRole"): (
+        "ClusterRole",
+        {
+            **_ROLE,
+            "aggregationRule": (
+                "AggregationRule",
+                {"clusterRoleSelectors": [("LabelSelector", LABEL_SELECTOR)]},
+            ),
+        },
+    ),
+    (_RBAC, "RoleBinding"): ("RoleBinding", _BINDING),
+    (_RBAC, "ClusterRoleBinding"): ("ClusterRoleBinding", _BINDING),
+    ("authorization.k8s.io", "SelfSubjectAccessReview"): (
+        "SelfSubjectAccessReview",
+        {"spec": ("SelfSubjectAccessReviewSpec", _ATTRIBUTES)},
+    ),
+    ("authorization.k8s.io", "SubjectAccessReview"): (
+        "SubjectAccessReview",
+        {
+            "spec": (
+                "SubjectAccessReviewSpec",
+                {**_ATTRIBUTES, "user": STRING, "groups": STRING_LIST, "uid": STRING},
+            )
+        },
+    ),
+    ("authorization.k8s.io", "SelfSubjectRulesReview"): (
+        "SelfSubjectRulesReview",
+        {"spec": ("SelfSubjectRulesReviewSpec", {"namespace": STRING})},
+    ),
     ("", "Pod"): ("Pod", {"spec": ("PodSpec", POD_SPEC)}),
     ("batch", "Job"): ("Job", {"spec": ("JobSpec", JOB_SPEC)}),
     ("scheduling.k8s.io", "PriorityClass"): (
         "PriorityClass",
         {"value": INT32, "globalDefault": BOOL, **_all(STRING, "description", "preemptionPolicy")},
-    ),
-    ("coordination.k8s.io", "Lease"): (
-        "Lease",
-        {"spec": ("LeaseSpec", LEASE_SPEC)},
     ),
 }
 

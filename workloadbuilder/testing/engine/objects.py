@@ -176,6 +176,11 @@ _NO_GENERATION = frozenset(
         ("scheduling.k8s.io", "Workload"),
         ("scheduling.k8s.io", "PodGroup"),
         ("scheduling.k8s.io", "CompositePodGroup"),
+        # RBAC's strategies set none either
+        ("rbac.authorization.k8s.io", "Role"),
+        ("rbac.authorization.k8s.io", "ClusterRole"),
+        ("rbac.authorization.k8s.io", "RoleBinding"),
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
     }
 )
 _CREATED_GENERATION_ONLY = frozenset({("scheduling.k8s.io", "PriorityClass")})

@@ -2,7 +2,7 @@
 
 ``objects`` dispatches per kind; ``workload``, ``groups`` and ``core`` hold the per-kind rules,
 ``common`` the shared field checks, ``formats`` the name formats and ``errors`` the field errors
-with upstream's messages.
+with upstream's messages; ``rbac`` the RBAC kinds' defaults and validation.
 """
 
 from .objects import (

@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from .common import IMMUTABLE, Errs, Obj, items, mapping
 from .errors import FieldErr, forbidden, invalid, required, too_long
-from .formats import dns_label, dns_subdomain, label_value, qualified_name
+from .formats import dns_label, dns_subdomain, label_value, path_segment_name, qualified_name
 
 NameCheck = Callable[[str], list[str]]
 
@@ -32,6 +32,8 @@ _STANDARD_FINALIZERS: Final = frozenset({"kubernetes", ORPHAN, FOREGROUND})
 
 def name_check(group: str, kind: str) -> NameCheck:
     """How upstream validates ``metadata.name`` of ``group``/``kind``."""
+    if group == "rbac.authorization.k8s.io":
+        return path_segment_name
     return dns_label if (group, kind) in _LABEL_NAMED else dns_subdomain
 
 

@@ -31,6 +31,7 @@ from .metadata import (
     validate_object_meta,
     validate_object_meta_update,
 )
+from .rbac import RBAC_GROUP, default_rbac, validate_rbac
 from .serialized import fill_struct_zero_values
 from .workload import validate_workload, validate_workload_update
 
@@ -67,6 +68,8 @@ def apply_defaults(group: str, kind: str, obj: dict[str, Any], *, creating: bool
         default_event(obj)
     elif (group, kind) == (SCHEDULING_GROUP, "PriorityClass"):
         obj.setdefault("preemptionPolicy", "PreemptLowerPriority")  # SetDefaults_PriorityClass
+    elif group == RBAC_GROUP:
+        default_rbac(kind, obj)
     if group != SCHEDULING_GROUP or kind not in _DEFAULTED_GROUPS:
         return
     spec = obj.get("spec")
@@ -147,6 +150,8 @@ def _kind_rules(
         return _core_rules(kind, obj, old, gates)
     if (group, kind) == ("coordination.k8s.io", "Lease"):
         return validate_lease(obj)
+    if group == RBAC_GROUP:
+        return validate_rbac(kind, obj, old)
     if group != SCHEDULING_GROUP or kind == "PriorityClass":
         return []
     errs: Errs = []

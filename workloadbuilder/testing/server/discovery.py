@@ -40,6 +40,15 @@ _FACTS: dict[tuple[str, str], Facts] = {
     ("", "events"): Facts(("ev",)),
     ("batch", "jobs"): Facts(categories=("all",)),
     ("coordination.k8s.io", "leases"): Facts(),
+    **{
+        (group, plural): Facts(verbs=("create",))
+        for group, plural in (
+            ("authentication.k8s.io", "selfsubjectreviews"),
+            ("authorization.k8s.io", "selfsubjectaccessreviews"),
+            ("authorization.k8s.io", "selfsubjectrulesreviews"),
+            ("authorization.k8s.io", "subjectaccessreviews"),
+        )
+    },
     ("scheduling.k8s.io", "priorityclasses"): Facts(("pc",)),
     ("scheduling.k8s.io", "workloads"): Facts(storage_version="v1beta1"),
     ("scheduling.k8s.io", "podgroups"): Facts(storage_version="v1beta1"),

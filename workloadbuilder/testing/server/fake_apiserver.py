@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import shutil
 import socket
+import ssl
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -27,6 +29,10 @@ from workloadbuilder.testing.engine.verbs import (
     Result,
     WriteOptions,
 )
+from workloadbuilder.testing.rbac import bootstrap, kinds
+from workloadbuilder.testing.rbac.engine import RBACEngine
+from workloadbuilder.testing.server import tls
+from workloadbuilder.testing.server.authn import Gate, Tokens
 from workloadbuilder.testing.server.faults import Faults, RecordedRequest
 from workloadbuilder.testing.server.handler import HTTPHandler
 from workloadbuilder.testing.store.store import Store
@@ -34,9 +40,14 @@ from workloadbuilder.testing.store.store import Store
 if TYPE_CHECKING:
     from kubernetes_asyncio.client import ApiClient
 
-__all__ = ["DEFAULT_MANAGER", "FakeAPIServer"]
+__all__ = ["AUTHORIZATION_MODES", "DEFAULT_MANAGER", "FakeAPIServer"]
 
 DEFAULT_MANAGER = "workloadbuilder-testing"
+AUTHORIZATION_MODES = ("AlwaysAllow", "RBAC")
+"""The values of ``authorization`` (kube-apiserver's ``--authorization-mode`` names)."""
+ADMIN = "kubernetes-admin"
+"""The user of the kubeconfig's token (group ``system:masters``)."""
+_AA_TOKEN = "workloadbuilder-fake-token"
 _PATCH_TYPES = {"apply": APPLY, "merge": MERGE, "strategic": STRATEGIC, "json": JSON_PATCH}
 
 
@@ -61,6 +72,17 @@ class FakeAPIServer:
     in a namespace that does not exist is a 404 ``namespaces "x" not found``, as from the API
     server; ``auto_create_namespaces=True`` creates the ``Namespace`` instead. ``port``
     fixes the port (0: a free one).
+
+    ``authorization="RBAC"`` authenticates and authorizes every request as kube-apiserver
+    with ``--authorization-mode=RBAC``: it serves ``rbac.authorization.k8s.io/v1`` (with the
+    bootstrap ClusterRoles and bindings) and the review APIs whatever ``resources`` and
+    ``group_versions`` say, maps the bearer tokens of :meth:`token_for` to their users (an
+    unknown token is a 401, none is ``system:anonymous``), honours impersonation headers and
+    refuses what no binding grants with the API server's 403. The kubeconfig names
+    :attr:`secure_url` and carries an administrator's token (``system:masters``), as
+    :meth:`api_client` does, so fixtures and kubectl can do anything; the in-process methods
+    are never refused. The default ``"AlwaysAllow"`` lets every request in, whatever its
+    credentials.
     """
 
     def __init__(
@@ -76,30 +98,67 @@ class FakeAPIServer:
         field_checker: FieldChecker | None = model_unknown_fields,
         auto_create_namespaces: bool = False,
         port: int = 0,
+        authorization: str = "AlwaysAllow",
     ) -> None:
+        if authorization not in AUTHORIZATION_MODES:
+            raise ValueError(
+                f"unknown authorization {authorization!r}: use one of "
+                f"{', '.join(AUTHORIZATION_MODES)}"
+            )
+        self.authorization = authorization
+        rbac = authorization == "RBAC"
         config = resolve(preset, feature_gates, runtime_config)
         self.preset = preset
         self.gates = config.gates
-        self._registry = Registry(resources, self.gates, group_versions, config.disabled_versions)
+        served = tuple(resources)
+        if rbac:  # an RBAC server serves the RBAC API and the reviews whatever else it serves
+            served += tuple(rt for rt in kinds.SERVED if rt not in served)
+            if group_versions is not None:
+                group_versions = [*group_versions, *(rt.api_version for rt in kinds.SERVED)]
+        self._registry = Registry(served, self.gates, group_versions, config.disabled_versions)
         self._store = Store(event_history)
-        self._engine = CustomResourceEngine(
+        engine = RBACEngine if rbac else CustomResourceEngine
+        self._engine = engine(
             self._registry,
             self._store,
             field_checker,
             auto_create_namespaces=auto_create_namespaces,
         )
+        self._tokens = Tokens()
+        self._admin_token = self._tokens.issue(ADMIN, ["system:masters"]) if rbac else _AA_TOKEN
+        gate = (
+            Gate(self._tokens, self._engine.authorizer)
+            if isinstance(self._engine, RBACEngine)
+            else None
+        )
         self.faults = Faults()
         self.requests: list[RecordedRequest] = []
         self._handler = HTTPHandler(
-            self._engine, self.faults, self.requests, lambda: self.address, bookmark_interval
+            self._engine, self.faults, self.requests, lambda: self.address, bookmark_interval, gate
         )
         self._runner: web.ServerRunner | None = None
         self._port = port  # 0: a free port, chosen when started
+        self._tls: ssl.SSLContext | None = None
+        self._tls_port = 0
         self._tmpdir: Path | None = None
         if self._registry.get("", "v1", "namespaces") is not None:
             self.create_object(
                 "", "v1", "namespaces", _namespace("default"), field_manager="kube-apiserver"
             )
+        if rbac and self._registry.get("rbac.authorization.k8s.io", "v1", "clusterroles"):
+            self._bootstrap_policy()
+
+    def _bootstrap_policy(self) -> None:
+        for role in bootstrap.cluster_roles():
+            self.create_object(
+                "rbac.authorization.k8s.io", "v1", "clusterroles", role,
+                field_manager="kube-apiserver",
+            )  # fmt: skip
+        for binding in bootstrap.cluster_role_bindings():
+            self.create_object(
+                "rbac.authorization.k8s.io", "v1", "clusterrolebindings", binding,
+                field_manager="kube-apiserver",
+            )  # fmt: skip
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -107,9 +166,16 @@ class FakeAPIServer:
         """Listen on 127.0.0.1 and write the kubeconfig."""
         if self._runner is not None:
             raise RuntimeError("FakeAPIServer is already started: start it once, or use a new one")
-        await self._listen(self._port)
         self._tmpdir = Path(tempfile.mkdtemp(prefix="workloadbuilder-apiserver-"))
-        self.kubeconfig_path.write_text(_kubeconfig(self.url))
+        if self.authorization == "RBAC":
+            self._tls = tls.server_context(*tls.make_certificate(self._tmpdir))
+        await self._listen(self._port)
+        if self._tls is None:
+            config = _kubeconfig(self.url, "", self._admin_token)
+        else:
+            authority = base64.b64encode((self._tmpdir / "serving.crt").read_bytes()).decode()
+            config = _kubeconfig(self.secure_url, authority, self._admin_token)
+        self.kubeconfig_path.write_text(config)
 
     async def restart(self, downtime: float = 0.0) -> None:
         """Stop listening (dropping every connection and watch), stay down ``downtime``
@@ -130,6 +196,12 @@ class FakeAPIServer:
         runner = web.ServerRunner(web.Server(self._handler), shutdown_timeout=1.0)
         await runner.setup()
         await web.SockSite(runner, sock).start()
+        if self._tls is not None:
+            secure = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            secure.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            secure.bind(("127.0.0.1", self._tls_port))
+            self._tls_port = secure.getsockname()[1]
+            await web.SockSite(runner, secure, ssl_context=self._tls).start()
         self._runner = runner
 
     async def stop(self) -> None:
@@ -167,8 +239,19 @@ class FakeAPIServer:
         return f"http://{self.address}"
 
     @property
+    def secure_url(self) -> str:
+        """``https://127.0.0.1:<port>``: the TLS listener of an RBAC server (client-go sends
+        credentials only over TLS); its certificate is the kubeconfig's authority."""
+        if self._runner is None or self._tls is None:
+            raise RuntimeError(
+                "FakeAPIServer has a TLS listener only with authorization='RBAC', once started"
+            )
+        return f"https://127.0.0.1:{self._tls_port}"
+
+    @property
     def kubeconfig_path(self) -> Path:
-        """A kubeconfig for this server (context ``fake``, namespace ``default``)."""
+        """A kubeconfig for this server (context ``fake``, namespace ``default``); with RBAC
+        it names :attr:`secure_url` and carries an administrator's token."""
         if self._tmpdir is None:
             raise _not_started()
         return self._tmpdir / "kubeconfig"
@@ -187,11 +270,36 @@ class FakeAPIServer:
         """Whether ``group/version/plural`` is served (given the preset, gates and versions)."""
         return self._registry.get(group, version, plural) is not None
 
-    def api_client(self) -> ApiClient:
-        """A kubernetes-asyncio ``ApiClient`` for this server; close it (``async with``)."""
+    @property
+    def admin_headers(self) -> dict[str, str]:
+        """Request headers that authenticate as the kubeconfig's administrator (none when
+        every request is allowed anyway)."""
+        if self.authorization == "AlwaysAllow":
+            return {}
+        return {"Authorization": f"Bearer {self._admin_token}"}
+
+    def token_for(self, user: str, groups: Iterable[str] = ()) -> str:
+        """A bearer token this server maps to ``user`` in ``groups``, plus
+        ``system:authenticated`` and, for ``system:serviceaccount:NS:NAME``,
+        ``system:serviceaccounts`` and ``system:serviceaccounts:NS`` (the same token each
+        time for the same user and groups)."""
+        return self._tokens.issue(user, tuple(groups))
+
+    def api_client(self, user: str | None = None, groups: Iterable[str] = ()) -> ApiClient:
+        """A kubernetes-asyncio ``ApiClient`` for this server; close it (``async with``).
+
+        It carries the administrator's token, or with ``user`` that of :meth:`token_for`."""
         from kubernetes_asyncio.client import ApiClient, Configuration
 
-        return ApiClient(Configuration(host=self.url))
+        if user is None and self.authorization == "AlwaysAllow":
+            return ApiClient(Configuration(host=self.url))
+        token = self._admin_token if user is None else self.token_for(user, groups)
+        config = Configuration(
+            host=self.url,
+            api_key={"BearerToken": token},
+            api_key_prefix={"BearerToken": "Bearer"},
+        )
+        return ApiClient(config)
 
     # -- in-process API (same code path as HTTP; call it from the server's event loop) -----
 
@@ -383,17 +491,18 @@ def _namespace(name: str) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
 
 
-def _kubeconfig(url: str) -> str:
+def _kubeconfig(url: str, authority: str, token: str) -> str:
+    ca = f"\n    certificate-authority-data: {authority}" if authority else ""
     return f"""apiVersion: v1
 kind: Config
 clusters:
 - name: fake
   cluster:
-    server: {url}
+    server: {url}{ca}
 users:
 - name: fake
   user:
-    token: workloadbuilder-fake-token
+    token: {token}
 contexts:
 - name: fake
   context:

@@ -150,8 +150,11 @@ class HTTPHandler:
         requests: list[RecordedRequest],
         address: Callable[[], str],
         bookmark_interval: float,
+        gate: Callable[[web.BaseRequest], None] | None = None,
     ) -> None:
         self.engine = engine
+        self.gate = gate
+        """Authenticates and authorizes each request (raising its 401 or 403); None: all pass."""
         self.registry: Registry = engine.registry
         self.faults = faults
         self.requests = requests
@@ -279,6 +282,8 @@ class HTTPHandler:
         return Target(rt, namespace, name, sub)
 
     async def _serve(self, request: web.BaseRequest, body: bytes) -> web.StreamResponse:
+        if self.gate is not None:
+            self.gate(request)
         answer = self.nonresource.answer(request)
         if answer is not None:
             return answer

@@ -8,7 +8,8 @@ PriorityClass into the JSON object the rest of the server handles. Every other k
 message with a non-empty field outside this table, is answered as the API server answers a
 body type a resource does not accept: 415 ``the body of the request was in an unknown format
 - accepted media types include: application/json, application/yaml``. Answers are always
-JSON, which these clients also accept.
+JSON, which these clients also accept. The tables of the RBAC kinds and the reviews are in
+``rbac/wire.py``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from workloadbuilder.testing.common import errors
 from workloadbuilder.testing.common.resources import ResourceType
+from workloadbuilder.testing.rbac import wire
 
 MAGIC = b"k8s\x00"
 
@@ -164,6 +166,8 @@ _KINDS = {
     ("batch", "v1", "Job"),
     ("scheduling.k8s.io", "v1", "PriorityClass"),
 }
+_MESSAGES.update(wire.PROTOBUF_MESSAGES)
+_KINDS |= wire.PROTOBUF_KINDS
 _ACCEPTED = "application/json, application/yaml"
 
 

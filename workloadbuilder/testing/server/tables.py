@@ -345,6 +345,43 @@ def _lease(obj: dict[str, Any], now: datetime) -> list[Cell]:
     ]
 
 
+def _binding(obj: dict[str, Any], now: datetime) -> list[Cell]:
+    """``Kind/name`` of the role; users, groups and ``namespace/name`` service accounts."""
+    ref = _get(obj, "roleRef") or {}
+    found: dict[str, list[str]] = {"User": [], "Group": [], "ServiceAccount": []}
+    for subject in _list(_get(obj, "subjects")):
+        kind, name = _get(subject, "kind"), _text(_get(subject, "name"), "")
+        if kind == "ServiceAccount":
+            name = f"{_text(_get(subject, 'namespace'), '')}/{name}"
+        if kind in found:
+            found[kind].append(name)
+    return [
+        _text(_get(obj, "metadata", "name"), ""),
+        f"{_text(_get(ref, 'kind'), '')}/{_text(_get(ref, 'name'), '')}",
+        _since(_get(obj, "metadata", "creationTimestamp"), now),
+        ", ".join(found["User"]),
+        ", ".join(found["Group"]),
+        ", ".join(found["ServiceAccount"]),
+    ]
+
+
+def _binding_columns(kind: str, role_doc: str) -> list[Column]:
+    return [
+        NAME,
+        _col("Role", role_doc),
+        AGE,
+        _col("Users", f"Users in the {kind}", 1),
+        _col("Groups", f"Groups in the {kind}", 1),
+        _col("ServiceAccounts", f"ServiceAccounts in the {kind}", 1),
+    ]
+
+
+_ROLE_REF = (
+    "If the RoleRef cannot be resolved, the Authorizer must return an error. This field is "
+    "immutable."
+)
+
+
 def _default(obj: dict[str, Any], now: datetime) -> list[Cell]:
     return [
         _text(_get(obj, "metadata", "name"), ""),
@@ -411,6 +448,21 @@ _PRINTERS: dict[tuple[str, str], tuple[list[Column], Callable[..., list[Cell]]]]
     ("", "namespaces"): (
         [NAME, _col("Status", "The status of the namespace"), AGE],
         _namespace,
+    ),
+    ("rbac.authorization.k8s.io", "rolebindings"): (
+        _binding_columns(
+            "roleBinding",
+            "RoleRef can reference a Role in the current namespace or a ClusterRole in the "
+            "global namespace. " + _ROLE_REF,
+        ),
+        _binding,
+    ),
+    ("rbac.authorization.k8s.io", "clusterrolebindings"): (
+        _binding_columns(
+            "clusterRoleBinding",
+            "RoleRef can only reference a ClusterRole in the global namespace. " + _ROLE_REF,
+        ),
+        _binding,
     ),
     ("", "nodes"): (
         [

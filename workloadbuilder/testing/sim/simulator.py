@@ -138,16 +138,22 @@ class GangSimulator:
             raise ValueError(f"the clock only moves forward: got {seconds} seconds")
         self._offset += seconds
 
+    def _session(self) -> aiohttp.ClientSession:
+        """A session to the server, as the administrator where the server checks credentials
+        (it stands in for the scheduler, the kubelet and the node controller at once)."""
+        headers: Mapping[str, str] = getattr(self._server, "admin_headers", {})
+        return aiohttp.ClientSession(self._server.url, headers=headers)
+
     async def finish_terminating(self) -> list[str]:
         """Stand in for the kubelet now: remove every terminating pod (a DELETE with
         ``gracePeriodSeconds=0``), whatever its grace; the ``ns/name`` of those removed."""
-        async with aiohttp.ClientSession(self._server.url) as http:
+        async with self._session() as http:
             pods = await _list(http, _PODS)
             return await _finish(http, pods, None)
 
     async def step(self) -> StepResult:
         """Finish due terminations, schedule everything pending once, write the outcome."""
-        async with aiohttp.ClientSession(self._server.url) as http:
+        async with self._session() as http:
             await self._make_nodes(http)
             pods = await _list(http, _PODS)
             finished = await _finish(http, pods, self.now())
@@ -204,7 +210,7 @@ class GangSimulator:
     async def evict(self, namespace: str, pod_name: str) -> None:
         """Lose a bound pod: it becomes ``Failed`` (reason ``Evicted``) and frees its node."""
         path = f"/api/v1/namespaces/{namespace}/pods/{pod_name}"
-        async with aiohttp.ClientSession(self._server.url) as http:
+        async with self._session() as http:
             pod = await _request(http, "GET", path)
             if not (pod.get("spec") or {}).get("nodeName"):
                 raise ValueError(
@@ -249,7 +255,7 @@ class GangSimulator:
         if kind not in ("Pod", POD_GROUP):
             raise ValueError(f"the preemptor must be a Pod or a PodGroup object, got kind {kind!r}")
         meta = by.get("metadata") or {}
-        async with aiohttp.ClientSession(self._server.url) as http:
+        async with self._session() as http:
             pod = await _request(http, "GET", path)
             node = (pod.get("spec") or {}).get("nodeName")
             if not node:
