@@ -44,27 +44,38 @@ _CACHED_KINDS: _Needs = {
 }
 
 _TABLE: Mapping[str, _Needs] = {
-    "preflight": {("batch", "jobs"): ("create",)},
+    # discovery; a dry-run create of a scheduled Job (WorkloadWithJob) and of a Workload or
+    # PodGroup that sets a gated field (its feature gate)
+    "preflight": {
+        ("batch", "jobs"): ("create",),
+        (_S, "podgroups"): ("create",),
+        (_S, "workloads"): ("create",),
+    },
     "apply": {
         (_S, "compositepodgroups"): _APPLY,
         (_S, "podgroups"): _APPLY,
         (_S, "workloads"): _APPLY,
     },
     "resize": {(_S, "podgroups"): ("get", "patch"), (_S, "workloads"): ("get", "patch")},
+    # the Workload by name (the namespace's list when it is not the owner's), the groups by
+    # name; creates, the template and minCount patches, adoptions; events on the owner
     "reconcile": {
-        (_S, "compositepodgroups"): ("create", "delete", "list", "patch"),
-        (_S, "podgroups"): ("create", "delete", "list", "patch"),
-        (_S, "workloads"): ("create", "delete", "list", "patch"),
         ("", "events"): ("create",),
+        (_S, "compositepodgroups"): ("create", "get", "patch"),
+        (_S, "podgroups"): ("create", "get", "patch"),
+        (_S, "workloads"): ("create", "get", "list", "patch"),
     },
+    # the Job's Workload and PodGroup by name (the lists when either is missing), its pods
+    # by label; creates, the minCount patches; events on the Job
     "reconcile_job": {
         ("", "events"): ("create",),
         ("", "pods"): _READ,
-        (_S, "podgroups"): ("create", "list"),
-        (_S, "workloads"): ("create", "list"),
+        (_S, "podgroups"): ("create", "get", "list", "patch"),
+        (_S, "workloads"): ("create", "get", "list", "patch"),
     },
     "wait_scheduled": {**_SNAPSHOT, (_S, "podgroups"): _WATCH, (_S, "compositepodgroups"): _WATCH},
     "diagnose": _SNAPSHOT,
+    # and ``get`` of each Workload's controller (batch/jobs here; see ``controllers``)
     "audit": {**_SNAPSHOT, ("batch", "jobs"): ("get",)},
     "delete": {
         ("", "pods"): _READ,
