@@ -32,3 +32,11 @@ def test_every_verb_has_a_scenario() -> None:
 def test_an_unknown_verb_is_named_with_the_known_ones() -> None:
     with pytest.raises(ValueError, match=r"unknown verb 'aply': known are .*apply"):
         aio.required_rules("aply", namespace=NS)
+
+
+def test_the_documented_role_is_the_usual_verbs_rules() -> None:
+    from test_apply_rbac import documented_role  # the Role docs/apply.md shows, checked there
+
+    usual = ("preflight", "apply", "resize", "delete", "reconcile", "reconcile-job")
+    rules = aio.required_rules(*usual, namespace=NS).rules
+    assert [r.to_dict() for r in rules] == documented_role()["rules"]

@@ -1,0 +1,52 @@
+"""``workloadbuilder rbac``: the Role (or ClusterRole) and binding of ``aio.required_rules``."""
+
+from __future__ import annotations
+
+import yaml
+from typer.testing import CliRunner
+
+from workloadbuilder import aio
+from workloadbuilder.cli import app
+
+RUNNER = CliRunner()
+
+
+def test_it_prints_a_role_and_its_binding_for_kubectl_apply() -> None:
+    result = RUNNER.invoke(
+        app, ["rbac", "reconcile-job", "cache", "-n", "ml", "--service-account", "trainer"]
+    )
+    assert result.exit_code == 0, result.output
+    role, binding = yaml.safe_load_all(result.output)
+    assert role["kind"] == "Role" and role["metadata"] == {
+        "name": "workloadbuilder",
+        "namespace": "ml",
+    }
+    wanted = aio.required_rules("reconcile_job", "cache", namespace="ml").rules
+    assert role["rules"] == [r.to_dict() for r in wanted]
+    assert binding["kind"] == "RoleBinding"
+    assert binding["roleRef"] == {
+        "apiGroup": "rbac.authorization.k8s.io",
+        "kind": "Role",
+        "name": "workloadbuilder",
+    }
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "trainer", "namespace": "ml"}]
+
+
+def test_every_namespace_is_a_cluster_role() -> None:
+    result = RUNNER.invoke(
+        app, ["rbac", "cache", "-A", "-n", "ops", "--service-account", "ctl", "--name", "c"]
+    )
+    assert result.exit_code == 0, result.output
+    role, binding = yaml.safe_load_all(result.output)
+    assert (role["kind"], binding["kind"]) == ("ClusterRole", "ClusterRoleBinding")
+    assert "namespace" not in role["metadata"]
+    assert binding["subjects"][0]["namespace"] == "ops"
+
+
+def test_an_unknown_verb_or_no_namespace_is_a_usage_error() -> None:
+    unknown = RUNNER.invoke(app, ["rbac", "aply", "-n", "ml", "--service-account", "x"])
+    assert unknown.exit_code == 2
+    assert "unknown verb 'aply'" in unknown.output
+    nowhere = RUNNER.invoke(app, ["rbac", "apply", "--service-account", "x"])
+    assert nowhere.exit_code == 2
+    assert "-n NAMESPACE, or -A" in nowhere.output
