@@ -8,7 +8,7 @@ import logging
 from typing import Any
 
 import pytest
-from apply_support import NS
+from apply_support import NS, release_objects
 from scenarios import SCENARIOS, job
 
 from workloadbuilder import aio
@@ -87,3 +87,28 @@ async def test_an_event_the_server_refused_is_reported_as_not_recorded() -> None
     # the Job controller's two events on a first sync (upstream-1.37.md, the Job controller)
     assert [e.reason for e in result.events] == ["WorkloadCreated", "PodGroupCreated"]
     assert not any(e.recorded for e in result.events)
+
+
+async def test_preflight_names_every_missing_permission_at_once() -> None:
+    apply_rules = aio.required_rules("preflight", "apply", namespace=NS)
+    only_workloads = aio.Permissions(
+        apply_rules.verbs,
+        tuple(r for r in apply_rules.rules if r.resources in (("workloads",), ("jobs",))),
+        NS,
+    )
+    objects = release_objects()
+    async with FakeAPIServer(authorization="RBAC", auto_create_namespaces=True) as server:
+        for permissions, account in ((apply_rules, "full"), (only_workloads, "partial")):
+            role, binding = permissions.manifests(account, name=account)
+            server.create_object(*RBAC, "roles", role)
+            server.create_object(*RBAC, "rolebindings", binding)
+        async with server.api_client(user=f"system:serviceaccount:{NS}:full") as api:
+            await aio.preflight(api, objects, permissions=True)
+        async with server.api_client(user=f"system:serviceaccount:{NS}:partial") as api:
+            with pytest.raises(aio.MissingPermissionsError) as raised:
+                await aio.preflight(api, objects, permissions=True)
+    assert [r.to_dict() for r in raised.value.rules] == [
+        {"apiGroups": ["scheduling.k8s.io"], "resources": [plural], "verbs": ["create", "patch"]}
+        for plural in ("compositepodgroups", "podgroups")
+    ]  # preflight's dry-run create of a PodGroup and apply's create and patch
+    assert 'in the namespace "ml-training"' in str(raised.value)

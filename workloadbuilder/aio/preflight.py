@@ -251,13 +251,20 @@ async def preflight(
     served is cached on the client core (an ``aio.Client``'s, or the one a bare ``ApiClient``
     gets at its first use): asked once per client, but for what was missing.
 
-    ``permissions=True`` also asks the server (SelfSubjectAccessReviews) whether the caller
-    may ``apply`` the objects in their namespaces, and a sequence of verbs (``("reconcile_job",
+    ``permissions=True`` first asks the server (SelfSubjectAccessReviews) whether the caller
+    may ``preflight`` and ``apply`` the objects in their namespaces, and a sequence of verbs (``("reconcile_job",
     "cache")``, see ``aio.required_rules``) whether it may run those; every permission it
     lacks is named in one ``MissingPermissionsError``.
     """
     transport = transport_for(api_client, retry)
     docs = [as_document(o) for o in objects]
+    if permissions:  # first: the probes below are dry-run creates, refused without them
+        verbs = ("preflight", "apply") if permissions is True else tuple(permissions)
+        namespaces = dict.fromkeys(
+            str((d.get("metadata") or {}).get("namespace") or "default") for d in docs
+        )
+        for namespace in namespaces or ("default",):
+            await check_permissions(transport, required_rules(*verbs, namespace=namespace))
     await check(transport, docs)
     missing: list[MissingAPI] = []
     for doc in docs:
@@ -265,13 +272,6 @@ async def preflight(
             missing += [m for m in await _field_gates(transport, doc) if m not in missing]
     if missing:
         raise MissingAPIError([_staged(m) for m in missing])
-    if permissions:
-        verbs = ("apply",) if permissions is True else tuple(permissions)
-        namespaces = dict.fromkeys(
-            str((d.get("metadata") or {}).get("namespace") or "default") for d in docs
-        )
-        for namespace in namespaces or ("default",):
-            await check_permissions(transport, required_rules(*verbs, namespace=namespace))
 
 
 async def check(transport: Transport, docs: list[dict[str, Any]]) -> None:
