@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+
 import yaml
 from typer.testing import CliRunner
 
 from workloadbuilder import aio
 from workloadbuilder.cli import app
+from workloadbuilder.testing import FakeAPIServer
 
 RUNNER = CliRunner()
 
@@ -50,3 +54,23 @@ def test_an_unknown_verb_or_no_namespace_is_a_usage_error() -> None:
     nowhere = RUNNER.invoke(app, ["rbac", "apply", "--service-account", "x"])
     assert nowhere.exit_code == 2
     assert "-n NAMESPACE, or -A" in nowhere.output
+
+
+async def test_a_refused_command_prints_the_refusal_and_the_rule_on_one_line(
+    tmp_path: Path,
+) -> None:
+    async with FakeAPIServer(authorization="RBAC", auto_create_namespaces=True) as server:
+        config = yaml.safe_load(server.kubeconfig_path.read_text())
+        config["users"][0]["user"]["token"] = server.token_for("system:serviceaccount:ml:trainer")
+        kubeconfig = tmp_path / "trainer.yaml"
+        kubeconfig.write_text(yaml.safe_dump(config))
+        result = await asyncio.to_thread(
+            RUNNER.invoke, app, ["inspect", "-n", "ml"], env={"KUBECONFIG": str(kubeconfig)}
+        )
+    assert result.exit_code == 1, result.output
+    [line] = result.output.strip().splitlines()
+    # kube-apiserver's words (responsewriters forbiddenMessage), then the rule to add
+    # (the kinds are read at once: whichever refusal comes first is the one told)
+    assert line.startswith("error: ")
+    assert ' is forbidden: User "system:serviceaccount:ml:trainer" cannot list resource ' in line
+    assert line.endswith('to a Role in namespace "ml" bound to ServiceAccount ml/trainer')

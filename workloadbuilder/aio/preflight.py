@@ -252,9 +252,9 @@ async def preflight(
     gets at its first use): asked once per client, but for what was missing.
 
     ``permissions=True`` first asks the server (SelfSubjectAccessReviews) whether the caller
-    may ``preflight`` and ``apply`` the objects in their namespaces, and a sequence of verbs (``("reconcile_job",
-    "cache")``, see ``aio.required_rules``) whether it may run those; every permission it
-    lacks is named in one ``MissingPermissionsError``.
+    may ``preflight`` and ``apply`` the objects in their namespaces, and a sequence of verbs
+    (``("reconcile_job", "cache")``, see ``aio.required_rules``) whether it may run those;
+    every permission it lacks is named in one ``MissingPermissionsError``.
     """
     transport = transport_for(api_client, retry)
     docs = [as_document(o) for o in objects]
