@@ -16,6 +16,7 @@ from .._extras import require
 require("aio", "workloadbuilder.aio")  # before the imports that need it (ruff: E402 allowed)
 
 from ._transport import MAX_RESPONSE_BYTES, RetryPolicy, default_retry
+from .access import RequestAttributes, Rule
 from .apply import DEFAULT_CONCURRENCY, apply
 from .audit import Finding, FindingKind, Severity, audit
 from .cache import (
@@ -40,10 +41,12 @@ from .errors import (
     ApplyError,
     FieldConflict,
     FieldConflictError,
+    ForbiddenError,
     InvalidObjectError,
     KubeconfigError,
     MissingAPI,
     MissingAPIError,
+    MissingPermissionsError,
     NoAnswerError,
     ObjectRef,
     ResponseTooLargeError,
@@ -52,6 +55,7 @@ from .errors import (
 )
 from .events import Event
 from .leader import LeaderElection, LeaseUnavailableError, LostLeadershipError
+from .permissions import VERBS, Permissions, required_rules
 from .preflight import preflight
 from .ratelimit import (
     BucketRateLimiter,
@@ -72,6 +76,7 @@ __all__ = [
     "DEFAULT_FIELD_MANAGER",
     "JOB_CONTROLLER_UID_LABEL",
     "MAX_RESPONSE_BYTES",
+    "VERBS",
     "APIError",
     "AddHandler",
     "ApplyError",
@@ -91,6 +96,7 @@ __all__ = [
     "FieldConflictError",
     "Finding",
     "FindingKind",
+    "ForbiddenError",
     "GroupState",
     "Handler",
     "ImmutableChange",
@@ -107,14 +113,18 @@ __all__ = [
     "MemberProblem",
     "MissingAPI",
     "MissingAPIError",
+    "MissingPermissionsError",
     "NoAnswerError",
     "NotScheduledError",
     "ObjectRef",
+    "Permissions",
     "RateLimiter",
     "Reconcile",
     "ReconcileResult",
+    "RequestAttributes",
     "ResponseTooLargeError",
     "RetryPolicy",
+    "Rule",
     "SchedulingEvent",
     "SchedulingKind",
     "Severity",
@@ -137,6 +147,7 @@ __all__ = [
     "read_object",
     "reconcile",
     "reconcile_job",
+    "required_rules",
     "resize",
     "wait_scheduled",
 ]

@@ -6,21 +6,25 @@ from the server's ``Status`` and the object's kind and name only).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..field import OMIT_VALUE, ErrorList, ErrorType, FieldError
+from .access import RequestAttributes, Rule
 
 __all__ = [
     "APIError",
     "ApplyError",
     "FieldConflict",
     "FieldConflictError",
+    "ForbiddenError",
     "InvalidObjectError",
     "KubeconfigError",
     "MissingAPI",
     "MissingAPIError",
+    "MissingPermissionsError",
     "NoAnswerError",
     "ObjectRef",
     "ResponseTooLargeError",
@@ -70,6 +74,93 @@ class APIError(Exception):
         return (
             f"{type(self).__name__}(status={self.status}, reason={self.reason!r}, {self.message!r})"
         )
+
+
+_QUOTED = r'"((?:[^"\\]|\\.)*)"'
+_REFUSED = re.compile(
+    rf"User {_QUOTED} cannot (\S+) (?:resource {_QUOTED} in API group {_QUOTED}"
+    rf"(?: in the namespace {_QUOTED}| at the cluster scope)|path {_QUOTED})"
+)
+
+
+class ForbiddenError(APIError):
+    """The server refused the request (403 ``Forbidden``).
+
+    When the server's message is an authorizer's refusal (kube-apiserver's wording: ``User
+    "alice" cannot patch resource "podgroups/status" in API group ...``), ``user`` is who the
+    server took the caller for, ``refused`` the verb, API group, resource, namespace (or
+    non-resource path) it refused, and ``rule`` the RBAC rule to add to the caller's Role (a
+    ClusterRole for a cluster-scoped request); the message ends with that advice. Any other 403
+    (a quota, a namespace being deleted, an admission webhook) keeps the server's message alone,
+    with ``refused`` and ``rule`` ``None``: no permission would help.
+    """
+
+    def __init__(
+        self, message: str, *, user: str, refused: RequestAttributes | None, **kwargs: Any
+    ) -> None:
+        super().__init__(message, **kwargs)
+        self.user = user
+        self.refused = refused
+
+    @property
+    def rule(self) -> Rule | None:
+        """The rule that grants what was refused (``None`` when no permission was refused)."""
+        return self.refused.rule if self.refused else None
+
+    @classmethod
+    def build(cls, server_message: str, **kwargs: Any) -> ForbiddenError:
+        """The error for a 403 whose ``Status`` message is ``server_message``."""
+        found = _REFUSED.search(server_message)
+        if not found:
+            return cls(server_message, user="", refused=None, **kwargs)
+        who, verb, resource, group, namespace, path = (
+            _unquote(g) if g is not None else "" for g in found.groups()
+        )
+        if found.group(6) is not None:
+            refused = RequestAttributes(verb, path=path)
+        else:
+            plural, _, sub = resource.partition("/")
+            refused = RequestAttributes(verb, group, plural, sub, namespace)
+        holder = f'a Role in namespace "{namespace}"' if namespace else "a ClusterRole"
+        advice = f"add the rule {refused.rule} to {holder} bound to {_subject(who)}"
+        return cls(f"{server_message}; {advice}", user=who, refused=refused, **kwargs)
+
+
+def _subject(user: str) -> str:
+    """How a binding names ``user``: ``system:serviceaccount:ml:op`` is ``ServiceAccount ml/op``."""
+    prefix = "system:serviceaccount:"
+    if user.startswith(prefix) and user.count(":") == 3:
+        namespace, _, name = user[len(prefix) :].partition(":")
+        return f"ServiceAccount {namespace}/{name}"
+    return f'User "{user}"'
+
+
+class MissingPermissionsError(Exception):
+    """``preflight(..., permissions=...)`` found permissions the caller lacks.
+
+    ``missing`` lists each refused request as the authorizer would see it; ``rules`` merges
+    them into the RBAC rules to add (one per API group and resource).
+    """
+
+    def __init__(self, missing: Sequence[RequestAttributes], verbs: Sequence[str]) -> None:
+        self.missing = tuple(missing)
+        merged: dict[tuple[str, str], list[str]] = {}
+        for m in self.missing:
+            merged.setdefault((m.api_group, m.full_resource), []).append(m.verb)
+        self.rules = tuple(
+            Rule((group,), (resource,), tuple(sorted(set(verbs_))))
+            for (group, resource), verbs_ in sorted(merged.items())
+        )
+        where = self.missing[0].scope if self.missing else ""
+        listed = "; ".join(str(r) for r in self.rules)
+        super().__init__(
+            f"the caller may not do all that {', '.join(verbs)} needs {where}: add the rules"
+            f" {listed} (workloadbuilder rbac {' '.join(verbs)} prints the whole Role)"
+        )
+
+
+def _unquote(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
 
 
 class UnreachableError(APIError):
@@ -298,6 +389,8 @@ def error_from_status(
             conflicts,
             **kwargs,
         )
+    if code == 403:
+        return ForbiddenError.build(message, **kwargs)
     if code in (400, 422):
         errors = ErrorList(_field_error(c) for c in causes)
         return InvalidObjectError(message, errors, **kwargs)

@@ -37,11 +37,14 @@ IMMUTABLE_CHANGE_NOT_APPLIED = "ImmutableChangeNotApplied"
 
 @dataclass(frozen=True)
 class Event:
-    """One event recorded on an owner: ``type`` (``Normal``/``Warning``), reason, message."""
+    """One event on an owner: ``type`` (``Normal``/``Warning``), reason, message;
+    ``recorded`` is False when the server refused it (the log says why: events are best
+    effort, so the reconcile went on)."""
 
     type: Literal["Normal", "Warning"]
     reason: str
     message: str
+    recorded: bool = True
 
 
 def _now() -> str:

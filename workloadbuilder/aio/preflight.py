@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Final
 
@@ -17,8 +17,10 @@ from ._resources import (
     as_document,
     resource_of,
 )
+from ._reviews import check_permissions
 from ._transport import RetryPolicy, Transport, transport_for
 from .errors import APIError, MissingAPI, MissingAPIError
+from .permissions import required_rules
 
 __all__ = ["preflight"]
 
@@ -234,6 +236,7 @@ async def preflight(
     objects: Iterable[SchedulingObject | Mapping[str, Any]],
     *,
     retry: RetryPolicy | None = None,
+    permissions: bool | Sequence[str] = False,
 ) -> None:
     """Check that the cluster serves every group/version/resource ``objects`` need.
 
@@ -247,9 +250,21 @@ async def preflight(
     ``PodGroupPreemptionPolicy`` is on (each time: the cluster's gates may change). What is
     served is cached on the client core (an ``aio.Client``'s, or the one a bare ``ApiClient``
     gets at its first use): asked once per client, but for what was missing.
+
+    ``permissions=True`` first asks the server (SelfSubjectAccessReviews) whether the caller
+    may ``preflight`` and ``apply`` the objects in their namespaces, and a sequence of verbs
+    (``("reconcile_job", "cache")``, see ``aio.required_rules``) whether it may run those;
+    every permission it lacks is named in one ``MissingPermissionsError``.
     """
     transport = transport_for(api_client, retry)
     docs = [as_document(o) for o in objects]
+    if permissions:  # first: the probes below are dry-run creates, refused without them
+        verbs = ("preflight", "apply") if permissions is True else tuple(permissions)
+        namespaces = dict.fromkeys(
+            str((d.get("metadata") or {}).get("namespace") or "default") for d in docs
+        )
+        for namespace in namespaces or ("default",):
+            await check_permissions(transport, required_rules(*verbs, namespace=namespace))
     await check(transport, docs)
     missing: list[MissingAPI] = []
     for doc in docs:

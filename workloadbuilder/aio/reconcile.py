@@ -10,7 +10,7 @@ live object, and record the Job controller's events on the owner.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NoReturn
 
 from ..api.meta_v1 import OwnerReference
@@ -179,8 +179,10 @@ class _Reconciler:
 
     async def event(self, type_: Any, reason: str, message: str) -> None:
         event = Event(type_, reason, message)
-        self.events.append(event)
-        await record_event(self.transport, self.owner, self.namespace, event, self.field_manager)
+        recorded = await record_event(
+            self.transport, self.owner, self.namespace, event, self.field_manager
+        )
+        self.events.append(event if recorded else replace(event, recorded=False))
 
     def result(self, **kwargs: Any) -> ReconcileResult:
         return ReconcileResult(

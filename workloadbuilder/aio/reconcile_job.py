@@ -9,6 +9,7 @@ an object another controller or a person made is never taken over.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..api.meta_v1 import OwnerReference
@@ -88,8 +89,10 @@ class _JobSync:
             job_event.reason,
             job_event.message,
         )
-        self.events.append(event)
-        await record_event(self.transport, self.owner, self.namespace, event, self.field_manager)
+        recorded = await record_event(
+            self.transport, self.owner, self.namespace, event, self.field_manager
+        )
+        self.events.append(event if recorded else replace(event, recorded=False))
 
     async def decide(self, pods: Sequence[Any], gate_enabled: bool) -> JobSchedulingDecision:
         """The decision on what exists. Through a cache: the Job's objects from its indexes.

@@ -38,7 +38,8 @@ class NotScheduledError(TimeoutError):
     scheduler's message); all ``None`` when the scheduler wrote nothing, as it does while a
     gang waits for its members to exist and on a composite's children. ``exists`` is False
     when the group itself is missing. ``verdict`` is :func:`diagnose`'s at the deadline (``None``
-    if it could not be read); ``blocking`` the children that keep a composite from being placed.
+    if it could not be read: ``unread`` then says why, and so does the message); ``blocking``
+    the children that keep a composite from being placed.
     """
 
     def __init__(
@@ -47,8 +48,10 @@ class NotScheduledError(TimeoutError):
         timeout: float,
         obj: Mapping[str, Any] | None,
         verdict: Verdict | None = None,
+        unread: Exception | None = None,
     ) -> None:
         self.group, self.exists, self.verdict = group, obj is not None, verdict
+        self.unread = unread
         self.blocking: tuple[ObjectRef, ...] = verdict.blocking if verdict else ()
         wanted = condition_type(group.kind)
         found = condition(obj, wanted) if obj is not None else None
@@ -66,6 +69,8 @@ class NotScheduledError(TimeoutError):
             )
         else:
             why = f"{wanted} is {self.status}, {self.reason}: {self.message}"
+        if unread is not None:
+            why += f" (no verdict: it could not be read: {unread})"
         super().__init__(f"{group} was not scheduled within {timeout:g}s: {why}")
 
 
@@ -174,10 +179,10 @@ async def wait_scheduled(
                 f" {timeout:g} s, so nothing is known of the group",
                 target=ref,
             ) from None
-        found, verdict = await _verdict(transport, ref, deadline)
+        found, verdict, unread = await _verdict(transport, ref, deadline)
         if found is not None and _scheduled(ref, found):  # placed meanwhile
             return _model(ref, found)
-        raise NotScheduledError(ref, timeout, latest, verdict) from None
+        raise NotScheduledError(ref, timeout, latest, verdict, unread) from None
     except APIError as exc:
         if exc.status == 404:  # the group's API is not served: name its feature gate
             missing = MissingAPI(
@@ -189,18 +194,20 @@ async def wait_scheduled(
 
 async def _verdict(
     transport: Transport, ref: ObjectRef, deadline: float
-) -> tuple[Mapping[str, Any] | None, Verdict | None]:
-    """The group as read at the end, and the verdict on it, read by ``deadline``; ``None``
-    for what cannot be read."""
+) -> tuple[Mapping[str, Any] | None, Verdict | None, Exception | None]:
+    """The group as read at the end, the verdict on it, read by ``deadline``, and why what is
+    ``None`` could not be read."""
     try:
         async with asyncio.timeout_at(deadline):
             snapshot = await Snapshot.read(transport, ref.namespace)
-    except (TimeoutError, APIError, MissingAPIError):
-        return None, None
+    except TimeoutError:
+        return None, None, TimeoutError("the API server did not answer before the deadline")
+    except (APIError, MissingAPIError) as exc:
+        return None, None, exc
     try:
-        return snapshot.group(ref.kind, ref.name), verdict_of(snapshot, ref)
-    except MissingAPIError:
-        return snapshot.group(ref.kind, ref.name), None
+        return snapshot.group(ref.kind, ref.name), verdict_of(snapshot, ref), None
+    except MissingAPIError as exc:
+        return snapshot.group(ref.kind, ref.name), None, exc
 
 
 def _watch_error(ref: ObjectRef, status: Mapping[str, Any]) -> APIError:
@@ -238,8 +245,9 @@ async def _wait_cached(
                     return _model(ref, latest)
                 await informer.changed()
     except TimeoutError:
+        unread: Exception | None = None
         try:
             verdict: Verdict | None = verdict_of(await reader.snapshot(ref.namespace), ref)
-        except (APIError, MissingAPIError):
-            verdict = None
-        raise NotScheduledError(ref, timeout, latest, verdict) from None
+        except (APIError, MissingAPIError) as exc:
+            verdict, unread = None, exc
+        raise NotScheduledError(ref, timeout, latest, verdict, unread) from None

@@ -162,7 +162,7 @@ async def _run(
                 return await work(client)
             async with within(connection):
                 return await work(client)
-        except aio.MissingAPIError as exc:  # it names the feature gates to enable
+        except (aio.MissingAPIError, aio.MissingPermissionsError) as exc:  # gates, rules to add
             raise ClusterError([str(exc)]) from None
         except aio.InvalidObjectError as exc:
             raise ClusterError([str(exc), *(f"  {e}" for e in exc.errors)]) from None

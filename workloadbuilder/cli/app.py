@@ -636,6 +636,53 @@ def inspect(
         raise typer.Exit(INVALID)
 
 
+@command(
+    epilog=(
+        "Example: workloadbuilder rbac reconcile-job cache -n ml --service-account trainer"
+        " | kubectl apply -f -"
+    )
+)
+def rbac(
+    verbs: Annotated[
+        list[str],
+        typer.Argument(
+            help="The SDK verbs the account runs (apply, reconcile-job, cache, ...) or the"
+            " commands (apply, delete, status, diagnose, inspect).",
+            show_default=False,
+        ),
+    ],
+    service_account: Annotated[
+        str, typer.Option("--service-account", help="The ServiceAccount to bind.")
+    ],
+    namespace: Annotated[
+        str | None,
+        typer.Option("--namespace", "-n", help="Where the verbs run (and the account lives)."),
+    ] = None,
+    all_namespaces: Annotated[
+        bool,
+        typer.Option("--all-namespaces", "-A", help="The verbs run in every namespace."),
+    ] = False,
+    name: Annotated[str, typer.Option(help="The Role's and binding's name.")] = "workloadbuilder",
+) -> None:
+    """Print the Role (a ClusterRole with -A) that the verbs need, and its binding, as YAML.
+
+    Exactly what the verbs send, no more: ready for `kubectl apply -f -`.
+    """
+    from ..aio import required_rules
+
+    if namespace is None and not all_namespaces:
+        fail("name the namespace with -n NAMESPACE, or -A for every namespace", USAGE)
+    scope = None if all_namespaces else namespace
+    try:
+        permissions = required_rules(*verbs, namespace=scope)
+    except ValueError as exc:
+        fail(str(exc), USAGE)
+    emit(
+        permissions.manifests(service_account, name=name, sa_namespace=namespace or ""),
+        Format.yaml,
+    )
+
+
 def main() -> None:
     """The console script."""
     app()
