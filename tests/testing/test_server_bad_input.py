@@ -780,3 +780,17 @@ async def test_quantities_its_decoder_accepts_are_stored(fake_apiserver: FakeAPI
         reply = await call(fake_apiserver, "POST", POD_PATH, body)
         assert reply.status == 201, (quantity, reply.text)
     await assert_store_healthy(fake_apiserver)
+
+
+@bounded()
+@pytest.mark.parametrize("status", [True, [], "Running", {"phase": 1}, {"conditions": "x"}])
+async def test_a_status_the_server_cannot_decode_is_400_and_the_pod_stays_deletable(
+    fake_apiserver: FakeAPIServer, status: Any
+) -> None:
+    # encoding/json's refusal inside kube-apiserver's "cannot be handled as" 400, as above
+    assert (await call(fake_apiserver, "POST", POD_PATH, pod())).status == 201
+    written = await call(fake_apiserver, "PUT", f"{POD_PATH}/p/status", {**pod(), "status": status})
+    assert_status(written, 400, "BadRequest")
+    assert "cannot unmarshal" in written.json()["message"]
+    assert (await call(fake_apiserver, "DELETE", f"{POD_PATH}/p")).status == 200
+    await assert_store_healthy(fake_apiserver)

@@ -2,8 +2,9 @@
 
 The tables use :mod:`~workloadbuilder.testing.engine.object_types`' form (a JSON name to a Go
 type name, a nested ``(struct name, fields)``, or a list of one) and its checker. They cover
-the fields of Pod, Job and PriorityClass that tests commonly set; other fields are not looked
-into.
+the fields of Pod, Job, Node and PriorityClass that tests commonly set (the status fields the
+server itself reads among them), every field of a Lease and of the RBAC kinds and reviews;
+other fields are not looked into.
 """
 
 from __future__ import annotations
@@ -72,6 +73,24 @@ LEASE_SPEC: Final[Fields] = {
     **_all(INT32, "leaseDurationSeconds", "leaseTransitions"),
     **_all(MICRO_TIME, "acquireTime", "renewTime"),
 }
+
+
+def _conditions(name: str) -> list[tuple[str, Fields]]:
+    return [(name, _all(STRING, "type", "status", "reason", "message"))]
+
+
+POD_STATUS: Final[Fields] = {
+    **_all(STRING, "phase", "nominatedNodeName"),
+    "conditions": _conditions("PodCondition"),
+}
+JOB_STATUS: Final[Fields] = {
+    **_all(INT32, "active", "succeeded", "failed"),
+    "conditions": _conditions("JobCondition"),
+}
+NODE_STATUS: Final[Fields] = {
+    **_all(RESOURCE_LIST, "capacity", "allocatable"),
+    "conditions": _conditions("NodeCondition"),
+}
 _RBAC = "rbac.authorization.k8s.io"
 POLICY_RULE: Final[Fields] = _all(
     STRING_LIST, "verbs", "apiGroups", "resources", "resourceNames", "nonResourceURLs"
@@ -129,8 +148,9 @@ KINDS: Final[dict[tuple[str, str], tuple[str, Fields]]] = {
         "SelfSubjectRulesReview",
         {"spec": ("SelfSubjectRulesReviewSpec", {"namespace": STRING})},
     ),
-    ("", "Pod"): ("Pod", {"spec": ("PodSpec", POD_SPEC)}),
-    ("batch", "Job"): ("Job", {"spec": ("JobSpec", JOB_SPEC)}),
+    ("", "Pod"): ("Pod", {"spec": ("PodSpec", POD_SPEC), "status": ("PodStatus", POD_STATUS)}),
+    ("", "Node"): ("Node", {"status": ("NodeStatus", NODE_STATUS)}),
+    ("batch", "Job"): ("Job", {"spec": ("JobSpec", JOB_SPEC), "status": ("JobStatus", JOB_STATUS)}),
     ("scheduling.k8s.io", "PriorityClass"): (
         "PriorityClass",
         {"value": INT32, "globalDefault": BOOL, **_all(STRING, "description", "preemptionPolicy")},
