@@ -276,6 +276,13 @@ def _check_field_path_key(kind: type[BlockInput], key: object) -> None:
         )
 
 
+def _check_count(name: str, what: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} of {name!r} must be an int or None, not {type(value).__name__}")
+    if value < 0:
+        raise ValueError(f"{what} of {name!r} must be >= 0, got {value}")
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class WorkloadItem:
     """One role of the controller's workload: a PodGroupTemplate, or a composite of children.
@@ -284,7 +291,10 @@ class WorkloadItem:
     below it); ``default_config`` is the controller's default, overridden field by field by
     ``input``, then adjusted by ``callbacks`` in order. ``replicas`` is how many pods the
     controller creates for a leaf, when it knows: ``validate()`` then reports a gang
-    ``minCount`` above it (a gang that can never form).
+    ``minCount`` above it (a gang that can never form). ``child_groups`` is how many child
+    groups the controller creates under each group of a composite, when it knows (one child
+    template may stamp several, one per replica group as LeaderWorkerSet does, so the number of
+    templates is no bound): ``validate()`` then reports a ``minGroupCount`` above it.
     """
 
     name: str
@@ -294,11 +304,13 @@ class WorkloadItem:
     callbacks: tuple[SchedulingConfigFunc, ...] = ()
     children: tuple[WorkloadItem, ...] = ()
     replicas: int | None = None
+    child_groups: int | None = None
     _hash: int | None = field(default=None, init=False, repr=False)
 
     def _own(self) -> tuple[object, ...]:
         return (
-            self.name, self.path, self.default_config, self.input, self.callbacks, self.replicas
+            self.name, self.path, self.default_config, self.input, self.callbacks, self.replicas,
+            self.child_groups,
         )  # fmt: skip
 
     def __eq__(self, other: object) -> bool:
@@ -346,17 +358,18 @@ class WorkloadItem:
         object.__setattr__(self, "callbacks", callbacks)
         object.__setattr__(self, "children", children)
         if self.replicas is not None:
-            if isinstance(self.replicas, bool) or not isinstance(self.replicas, int):
-                raise TypeError(
-                    f"replicas of {self.name!r} must be an int or None,"
-                    f" not {type(self.replicas).__name__}"
-                )
-            if self.replicas < 0:
-                raise ValueError(f"replicas of {self.name!r} must be >= 0, got {self.replicas}")
+            _check_count(self.name, "replicas", self.replicas)
             if children:
                 raise ValueError(
                     f"replicas is the pod count of a leaf; composite workload item {self.name!r}"
                     " has children (give each leaf its replicas)"
+                )
+        if self.child_groups is not None:
+            _check_count(self.name, "child_groups", self.child_groups)
+            if not children:
+                raise ValueError(
+                    f"child_groups counts a composite's child groups; workload item"
+                    f" {self.name!r} has no children (give a leaf its replicas)"
                 )
 
     @property
