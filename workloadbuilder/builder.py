@@ -8,6 +8,7 @@ from typing import Any, TypeVar, cast
 from pydantic import ValidationError
 
 from ._gorender import go_quote
+from ._stampjson import flat_copy, stamp_json_factory
 from .api.meta_v1 import ObjectMeta
 from .api.scheduling_v1alpha3 import CompositePodGroup
 from .api.scheduling_v1beta1 import (
@@ -20,6 +21,7 @@ from .api.scheduling_v1beta1 import (
 )
 from .api.sdk import (
     DeferredModel,
+    JsonFactory,
     deferred,
     deferred_json,
     deferred_maker,
@@ -128,6 +130,9 @@ class Builder:
         # What stamping reads once: each template's spec JSON, the owner's, the namespace.
         self._leaf_stamps: dict[str, dict[str, Any]] = {}
         self._composite_stamps: dict[str, dict[str, Any]] = {}
+        # Each template's stamps' to_dict(), made with its spec (_stampjson.py).
+        self._stamp_json: dict[tuple[bool, str], JsonFactory | None] = {}
+        self._owner_copy: Callable[[], dict[str, Any]] | None = None
         self._owner_json: dict[str, Any] | None = None
         self._stamp_namespace: str | None = None
         # Stamps of each template by kind, and the templates stamped often enough to have
@@ -281,12 +286,12 @@ class Builder:
         template_name = template["name"]
         own = name(template_name)
         # As new_composite_pod_group() / new_pod_group(), with the parent set in the same step.
-        yield deferred(
-            CompositePodGroup, self._stamped(own, template_name, leaf=False, parent=parent)
-        )
+        stamped = self._stamped(own, template_name, leaf=False, parent=parent)
+        yield deferred(CompositePodGroup, stamped, self._stamp_json[False, template_name])
         for leaf in template.get("podGroupTemplates", ()):
-            stamped = self._stamped(name(leaf["name"]), leaf["name"], leaf=True, parent=own)
-            yield deferred(PodGroup, stamped)
+            leaf_name = leaf["name"]
+            stamped = self._stamped(name(leaf_name), leaf_name, leaf=True, parent=own)
+            yield deferred(PodGroup, stamped, self._stamp_json[True, leaf_name])
         for child in template.get("compositePodGroupTemplates", ()):
             yield from self._composite_tree(child, own, name)
 
@@ -316,7 +321,7 @@ class Builder:
         counts = self._stamp_counts[kind]
         count = counts[template_name] = counts.get(template_name, 0) + 1
         if count != _COMPILE_AFTER or type(name) is not str:
-            return deferred(kind, data)
+            return deferred(kind, data, self._stamp_json[kind is PodGroup, template_name])
         # A stamp's JSON is the template's, which never changes, but for its name.
         to_json = json_factory(deferred_json(kind, data), [("metadata", "name")])
         if to_json is not None:
@@ -338,6 +343,7 @@ class Builder:
         spec = stamps.get(template_name)
         if spec is None:
             spec = stamps[template_name] = self._stamp_spec(template_name, leaf=leaf)
+            self._stamp_json[leaf, template_name] = stamp_json_factory(leaf, spec, self._owner_copy)
         if parent is not _NO_PARENT:  # in field order: right after workloadRef
             spec = {
                 "workloadRef": spec["workloadRef"],
@@ -359,6 +365,7 @@ class Builder:
         if not self._leaf_stamps and not self._composite_stamps:
             owner = self.options.owner
             self._owner_json = owner.to_dict() if owner is not None else None
+            self._owner_copy = flat_copy(self._owner_json)
             self._stamp_namespace = metadata.get("namespace")
         if self._pod_group_templates is None or self._composite_templates is None:
             self._pod_group_templates, self._composite_templates = _templates_by_name(spec)
