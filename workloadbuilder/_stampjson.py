@@ -9,7 +9,7 @@ object copied in one step, so that only the template's spec is copied value by v
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic_core import to_jsonable_python
@@ -18,7 +18,14 @@ from .api.scheduling_v1alpha3 import CompositePodGroup
 from .api.scheduling_v1beta1 import PodGroup
 from .api.sdk import JsonFactory, deferred_json
 
-__all__ = ["flat_copy", "stamp_json_factory"]
+__all__ = [
+    "COMPOSITE_SPEC_FIELDS",
+    "POD_GROUP_SPEC_FIELDS",
+    "flat_copy",
+    "stamp_json_factory",
+    "stamp_spec",
+    "templates_by_name",
+]
 
 _SCALARS = (str, int, bool, type(None))
 _PARENT = "parentCompositePodGroupName"
@@ -78,3 +85,50 @@ def stamp_json_factory(
         return {**defaults, "metadata": meta, "spec": copied}
 
     return to_json
+
+
+# What a PodGroup / CompositePodGroup copies from its template, as upstream, in the order of
+# the runtime object's spec fields (after workloadRef and parentCompositePodGroupName).
+COMPOSITE_SPEC_FIELDS = (
+    "schedulingPolicy",
+    "schedulingConstraints",
+    "disruptionMode",
+    "priorityClassName",
+    "priority",
+)
+POD_GROUP_SPEC_FIELDS = (
+    "schedulingPolicy",
+    "schedulingConstraints",
+    "resourceClaims",
+    "disruptionMode",
+    "priorityClassName",
+    "priority",
+)
+
+
+def stamp_spec(workload_name: str, template: Mapping[str, Any], leaf: bool) -> dict[str, Any]:
+    """The spec the runtime objects of ``template`` (its JSON) share."""
+    stamped: dict[str, Any] = {
+        "workloadRef": {"workloadName": workload_name, "templateName": template["name"]}
+    }
+    for key in POD_GROUP_SPEC_FIELDS if leaf else COMPOSITE_SPEC_FIELDS:
+        if key in template:
+            stamped[key] = template[key]
+    return stamped
+
+
+def templates_by_name(
+    spec: dict[str, Any],
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """The JSON of every PodGroup template and every CompositePodGroup template by name: the
+    Workload's own leaves first, then each composite's, composites depth first."""
+    every_composite = []
+    stack = list(reversed(spec.get("compositePodGroupTemplates", ())))
+    while stack:
+        template = stack.pop()
+        every_composite.append(template)
+        stack.extend(reversed(template.get("compositePodGroupTemplates", ())))
+    leaves = {t["name"]: t for t in spec.get("podGroupTemplates", ())}
+    for template in every_composite:
+        leaves.update((t["name"], t) for t in template.get("podGroupTemplates", ()))
+    return leaves, {t["name"]: t for t in every_composite}

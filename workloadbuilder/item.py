@@ -306,6 +306,7 @@ class WorkloadItem:
     replicas: int | None = None
     child_groups: int | None = None
     _hash: int | None = field(default=None, init=False, repr=False)
+    _derived: dict[str, Any] | None = field(default=None, init=False, repr=False)
 
     def _own(self) -> tuple[object, ...]:
         return (
@@ -371,6 +372,15 @@ class WorkloadItem:
                     f"child_groups counts a composite's child groups; workload item"
                     f" {self.name!r} has no children (give a leaf its replicas)"
                 )
+
+    def derived(self) -> dict[str, Any]:
+        """Values computed from this item alone, kept with it (the item is immutable, so they
+        hold for every Builder): validation keeps here what it found of the item's blocks."""
+        derived = self._derived
+        if derived is None:
+            derived = {}
+            object.__setattr__(self, "_derived", derived)
+        return derived
 
     @property
     def is_composite(self) -> bool:

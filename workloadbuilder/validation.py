@@ -136,15 +136,32 @@ class Resolution:
 
     @classmethod
     def of(cls, item: WorkloadItem) -> Resolution:
-        """Resolve ``item`` now (its callbacks run once, here)."""
+        """Resolve ``item`` now (its callbacks run once, here). An item without callbacks
+        is resolved once for good: its resolution is a value of the item alone."""
+        pure = _pure(item)
+        if pure:
+            done: Resolution | None = item.derived().get("resolution")
+            if done is not None:
+                return done
         try:
             user = item.user_config()
         except Exception as exc:
             return cls(item, None, None, exc)
         try:
-            return cls(item, user, item.resolve(user), None)
+            resolution = cls(item, user, item.resolve(user), None)
         except Exception as exc:
             return cls(item, user, None, exc)
+        if pure:
+            item.derived()["resolution"] = resolution
+        return resolution
+
+
+def _pure(item: WorkloadItem) -> bool:
+    """Whether resolving ``item`` depends on the item alone: no callbacks (which may read
+    anything), a default config of the plain class (or none)."""
+    return not item.callbacks and (
+        item.default_config is None or type(item.default_config) is SchedulingConfig
+    )
 
 
 class ItemResolutionCache:
@@ -224,6 +241,12 @@ def validate_tree(
         return ErrorList([FieldError.internal(path, f"unexpected validation failure: {exc!r}")])
 
 
+# What validation keeps in WorkloadItem.derived(): the blocks passed declarative validation
+# (as created, no old item), the resolved config passed the API server's rules (with
+# declarative validation on, or off).
+BLOCKS_VALID = "blocks valid"
+_RULES_VALID = {True: "rules valid", False: "rules valid without declarative validation"}
+
 _METADATA_NAME = FieldPath("metadata", "name")
 _METADATA_NAMESPACE = FieldPath("metadata", "namespace")
 
@@ -261,7 +284,13 @@ def _validate(
     resolved: dict[str, SchedulingConfig] = {}
     declarative = not options.disable_declarative_validation
     for item, old in _pairs(root, old_root):
-        item_errors = _declarative(item, old, where) if declarative else ErrorList()
+        derived = item.derived()
+        if not declarative or (old is None and BLOCKS_VALID in derived):
+            item_errors = ErrorList()
+        else:
+            item_errors = _declarative(item, old, where)
+            if old is None and not item_errors:  # the blocks alone: true for every Builder
+                derived[BLOCKS_VALID] = True
         resolution = facts.resolutions.of(item)
         user = resolution.user
         if user is None:  # the blocks themselves could not be read
@@ -283,10 +312,15 @@ def _validate(
             if options.check_api_server_rules and not _ratcheted(
                 item, old, config, old_resolutions
             ):
-                seen = user if declarative else SchedulingConfig()
-                found = _resolved_rules(item, config, seen, where)
-                if found:
-                    item_errors.extend(found)
+                # Of a pure item's own resolution, the rules' answer is the item's alone.
+                known = _RULES_VALID[declarative] if _pure(item) else None
+                if known is None or known not in derived:
+                    seen = user if declarative else SchedulingConfig()
+                    found = _resolved_rules(item, config, seen, where)
+                    if found:
+                        item_errors.extend(found)
+                    elif known is not None:
+                        derived[known] = True
         if item_errors:
             if not placed:
                 return item_errors
