@@ -46,7 +46,7 @@ from .options import (
     controller_ref,
 )
 from .roots import MIXED_KINDS, as_roots, templates_key, validate_roots
-from .validation import MAX_TREE_DEPTH, TreeCheckCache, validate_tree
+from .validation import MAX_TREE_DEPTH, TreeCheckCache, resolves_alone, validate_tree
 
 __all__ = [
     "BuildError",
@@ -518,11 +518,23 @@ class Builder:
 
 
 def _template_json(item: WorkloadItem, facts: TreeCheckCache) -> dict[str, Any]:
-    """The template of ``item`` and its subtree as JSON (raises ``BuildError`` as resolving)."""
+    """The template of ``item`` and its subtree as JSON (raises ``BuildError`` as resolving).
+
+    The JSON of a subtree whose items resolve alone is the items' own: kept with the item,
+    shared by the Workloads of every Builder (never changed, as every document's parts)."""
+    derived = item.derived()
+    known: dict[str, Any] | None = derived.get(_TEMPLATE_JSON)
+    if known is not None:
+        return known
     fields = _template_fields(item, item.is_composite, facts)
     if item.is_composite:
         _add_children(fields, item, facts, _template_json, _template_json)
+    if resolves_alone(item) and all(_TEMPLATE_JSON in c.derived() for c in item.children):
+        derived[_TEMPLATE_JSON] = fields
     return fields
+
+
+_TEMPLATE_JSON = "template JSON"
 
 
 def _add_children(

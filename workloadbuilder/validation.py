@@ -51,6 +51,7 @@ __all__ = [
     "TreeCheckCache",
     "TreeError",
     "check_tree",
+    "resolves_alone",
     "validate_tree",
 ]
 
@@ -138,7 +139,7 @@ class Resolution:
     def of(cls, item: WorkloadItem) -> Resolution:
         """Resolve ``item`` now (its callbacks run once, here). An item without callbacks
         is resolved once for good: its resolution is a value of the item alone."""
-        pure = _pure(item)
+        pure = resolves_alone(item)
         if pure:
             done: Resolution | None = item.derived().get("resolution")
             if done is not None:
@@ -156,7 +157,7 @@ class Resolution:
         return resolution
 
 
-def _pure(item: WorkloadItem) -> bool:
+def resolves_alone(item: WorkloadItem) -> bool:
     """Whether resolving ``item`` depends on the item alone: no callbacks (which may read
     anything), a default config of the plain class (or none)."""
     return not item.callbacks and (
@@ -194,12 +195,16 @@ class TreeCheckCache:
         self._tree_error: TreeError | None = None
 
     def tree_error(self) -> TreeError | None:
-        """The ``TreeError`` of ``check_tree(root)``, or ``None`` when the tree passes."""
+        """The ``TreeError`` of ``check_tree(root)``, or ``None`` when the tree passes (kept
+        with the root: a tree is immutable)."""
         if not self._checked:
-            try:
-                check_tree(self.root)
-            except TreeError as exc:
-                self._tree_error = exc
+            derived = self.root.derived()
+            if _TREE_VALID not in derived:
+                try:
+                    check_tree(self.root)
+                    derived[_TREE_VALID] = True
+                except TreeError as exc:
+                    self._tree_error = exc
             self._checked = True
         return self._tree_error
 
@@ -245,6 +250,7 @@ def validate_tree(
 # (as created, no old item), the resolved config passed the API server's rules (with
 # declarative validation on, or off).
 BLOCKS_VALID = "blocks valid"
+_TREE_VALID, _SHAPE_VALID = "tree check passed", "shape valid"
 _RULES_VALID = {True: "rules valid", False: "rules valid without declarative validation"}
 
 _METADATA_NAME = FieldPath("metadata", "name")
@@ -313,7 +319,7 @@ def _validate(
                 item, old, config, old_resolutions
             ):
                 # Of a pure item's own resolution, the rules' answer is the item's alone.
-                known = _RULES_VALID[declarative] if _pure(item) else None
+                known = _RULES_VALID[declarative] if resolves_alone(item) else None
                 if known is None or known not in derived:
                     seen = user if declarative else SchedulingConfig()
                     found = _resolved_rules(item, config, seen, where)
@@ -527,7 +533,12 @@ def _tree_rules(
             errors.extend(format_errors(_METADATA_NAMESPACE, options.namespace, dns_label_errors))
         if options.owner is not None:
             errors.extend(_owner_errors(options.owner))
-    _check_shape(root, 1, errors, where)
+    derived = root.derived()
+    if _SHAPE_VALID not in derived:
+        found = len(errors)
+        _check_shape(root, 1, errors, where)
+        if len(errors) == found:
+            derived[_SHAPE_VALID] = True
     # Items that failed to resolve were reported already; the others must agree.
     first: str | None = None
     for item in root.walk():
