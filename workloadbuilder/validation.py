@@ -33,8 +33,13 @@ from ._formats import (
     path_segment_name_errors,
 )
 from ._gorender import go_quote
+from .api import INT32_MAX
 from .api.meta_v1 import OwnerReference
-from .api.scheduling_v1alpha3 import TopologyConstraint, WorkloadPodGroupResourceClaim
+from .api.scheduling_v1alpha3 import (
+    TopologyConstraint,
+    WorkloadCompositePodGroupSchedulingPolicy,
+    WorkloadPodGroupResourceClaim,
+)
 from .config import SchedulingConfig
 from .counts import never_met_errors
 from .field import ErrorList, FieldError, FieldPath
@@ -386,6 +391,20 @@ _BLOCK_CHECKS = (
 )
 
 
+def _plain_policy(value: object) -> bool:
+    """Whether a new policy block is one ``validate_policy`` finds nothing in, told without
+    building its union's members: exactly one of basic and gang, a count unset or an int
+    within 1..INT32_MAX."""
+    basic, gang = getattr(value, "basic", 0), getattr(value, "gang", 0)
+    if basic is not None:
+        return gang is None and basic != 0
+    if gang is None or gang == 0:
+        return False
+    composite = isinstance(value, WorkloadCompositePodGroupSchedulingPolicy)
+    count = getattr(gang, "min_group_count" if composite else "min_count")
+    return count is None or (type(count) is int and 0 < count <= INT32_MAX)
+
+
 def _declarative(item: WorkloadItem, old: WorkloadItem | None, where: Locations) -> ErrorList:
     errors = ErrorList()
     new_in, old_in = item.input, old.input if old is not None else None
@@ -393,7 +412,9 @@ def _declarative(item: WorkloadItem, old: WorkloadItem | None, where: Locations)
     for block_name, check in _BLOCK_CHECKS:
         block = getattr(new_in, block_name)
         value = getattr(block, data)
-        if value is not None:
+        if value is not None and not (
+            old_in is None and check is validate_policy and _plain_policy(value)
+        ):
             old_value = getattr(getattr(old_in, block_name), data) if old_in else None
             found = check(value, old_value, where.block(item, block))
             if found:
