@@ -31,8 +31,8 @@ TARGET_ROWS = {
         ("lightkube 1.37 models", "<= 1x"),
     ],
     "benchmarks.bench_core": [
-        ("release Workload (1 composite + 2 leaves): validate + build + stamp", "<= 5x"),
-        ("widest 4-level tree (73 composites, 512 leaves): validate + build + stamp", "<= 5x"),
+        ("release Workload (1 composite + 2 leaves): validate + build + stamp", "<= 3x"),
+        ("widest 4-level tree (73 composites, 512 leaves): validate + build + stamp", "<= 3x"),
     ],
     "benchmarks.bench_import": [
         ("import lightkube.resources.scheduling_v1beta1", "<= 0.8x"),

@@ -9,8 +9,13 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+import workloadbuilder as wb
+from workloadbuilder import aio
+from workloadbuilder.testing import FakeAPIServer
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -45,11 +50,18 @@ def write(project: Path, page: str, kind: str, prefix: str) -> list[Path]:
 PYTEST = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
 
 
+def pyproject() -> str:
+    """The one setting docs/testing.md tells a project to make (its ``toml`` block)."""
+    (block,) = re.findall(r"```toml\n(.*?)^```", (DOCS / "testing.md").read_text(), re.M | re.S)
+    return str(block)
+
+
 @pytest.mark.parametrize("page", ["testing.md", "fixtures.md"])
 def test_the_pytest_examples_pass_in_an_empty_project(page: str, tmp_path: Path) -> None:
     files = write(tmp_path, page, "pytest", "test_")
     assert files, f"{page} has no <!-- pytest --> example"
     assert not list(tmp_path.glob("*.toml")) and not list(tmp_path.glob("*.ini"))
+    (tmp_path / "pyproject.toml").write_text(pyproject())  # what testing.md says to set
     args = [*PYTEST, "-W", "error::pytest.PytestUnraisableExceptionWarning"]
     if page == "fixtures.md":  # the first run records the snapshots, as the page says
         recorded = run([*args, "--snapshot-update"], tmp_path)
@@ -58,6 +70,37 @@ def test_the_pytest_examples_pass_in_an_empty_project(page: str, tmp_path: Path)
     assert result.returncode == 0, result.stdout[-3000:]
     assert f"{len(files)} passed" in result.stdout
     assert "Unclosed" not in result.stdout + result.stderr
+    assert "PytestDeprecationWarning" not in result.stdout + result.stderr
+
+
+def test_the_loop_scope_setting_is_what_silences_pytest_asyncio(tmp_path: Path) -> None:
+    (tmp_path / "test_nothing.py").write_text("def test_nothing() -> None:\n    pass\n")
+    unset = run([*PYTEST, "-p", "pytest_asyncio"], tmp_path)
+    assert "asyncio_default_fixture_loop_scope" in unset.stdout + unset.stderr  # the warning
+    (tmp_path / "pyproject.toml").write_text(pyproject())
+    result = run([*PYTEST, "-p", "pytest_asyncio"], tmp_path)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "PytestDeprecationWarning" not in result.stdout + result.stderr
+
+
+PAGES = sorted(p.name for p in DOCS.glob("*.md") if blocks(p.name))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_block_runs_as_pasted_or_after_the_blocks_above_it(page: str, tmp_path: Path) -> None:
+    """Each python block is a module (no ``await`` outside a function) whose names are its own
+    or those of the page's blocks above it: a fragment says what it takes as parameters."""
+    code = blocks(page)
+    for i, block in enumerate(code):
+        compile(block, f"{page}[block {i}]", "exec")
+    joined = tmp_path / "page.py"
+    joined.write_text("\n".join(code))
+    result = run(
+        [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "F821",
+         "--output-format", "concise", str(joined)],
+        tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, f"{page}: names defined nowhere on the page\n{result.stdout}"
 
 
 def test_the_kopf_page_tests_the_operator_from_the_repository(tmp_path: Path) -> None:
@@ -81,6 +124,18 @@ def test_the_programs_run_and_close_their_clients(tmp_path: Path) -> None:
 
 
 EXECUTED = ["getting-started.md", "fixtures.md", "migration-from-1.36.md"]
+FRAGMENTS = ["apply.md", "observe.md", "testing.md"]
+
+
+def unmarked(page: str) -> list[str]:
+    """The page's python blocks no other test runs (no mark, no program of its own), and
+    apply.md's worked example, on which its later blocks build."""
+    found = BLOCK.findall((DOCS / page).read_text())
+    return [
+        code
+        for marks, code in found
+        if marks in ("", "<!-- example -->\n") and "asyncio.run(" not in code
+    ]
 
 
 def test_the_documented_python_passes_mypy_strict(tmp_path: Path) -> None:
@@ -94,6 +149,10 @@ def test_the_documented_python_passes_mypy_strict(tmp_path: Path) -> None:
     for page in EXECUTED:  # each page's blocks run in one namespace, in order
         joined = tmp_path / f"page_{page.removesuffix('.md').replace('-', '_')}.py"
         joined.write_text("\n".join(blocks(page)))
+        files.append(joined)
+    for page in FRAGMENTS:  # the blocks test_the_fragments_... runs, as it runs them
+        joined = tmp_path / f"fragments_{page.removesuffix('.md')}.py"
+        joined.write_text("\n".join(unmarked(page)))
         files.append(joined)
     # the package as a user has it installed: its own modules are not the user's to fix
     config = tmp_path / "mypy.ini"
@@ -115,3 +174,37 @@ def test_the_documented_python_passes_mypy_strict(tmp_path: Path) -> None:
         MYPYPATH=str(ROOT),  # the package as installed (an editable install hides it from mypy)
     )
     assert result.returncode == 0, result.stdout[-5000:]
+
+
+def page_namespace(page: str) -> dict[str, Any]:
+    """The page's ``unmarked()`` blocks run in one namespace, in order."""
+    namespace: dict[str, Any] = {}
+    for i, code in enumerate(unmarked(page)):
+        exec(compile(code, f"{page}[fragment {i}]", "exec"), namespace)
+    return namespace
+
+
+async def test_the_fragments_of_apply_observe_and_testing_run(
+    fake_apiserver: FakeAPIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    applying, observing = page_namespace("apply.md"), page_namespace("observe.md")
+    testing = page_namespace("testing.md")
+    objects = [
+        (builder := applying["trainjob_builder"](workers=2)).build_workload(),
+        *wb.instantiate(builder),
+    ]
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ml"}}
+    fake_apiserver.create_object("", "v1", "namespaces", namespace)
+    async with fake_apiserver.api_client() as api:
+        await aio.apply(api, objects, field_manager="trainjob-controller")
+        await observing["audit_namespace"](api)  # nothing in ml-training: no finding
+        await applying["tear_down"](api, objects[0])
+    assert fake_apiserver.list_objects("scheduling.k8s.io", "v1beta1", "podgroups", "ml") == []
+    assert fake_apiserver.list_objects("scheduling.k8s.io", "v1beta1", "workloads", "ml") == []
+    testing["inject_faults"](fake_apiserver)
+    assert fake_apiserver.faults.pending == []
+    assert testing["patch_queries"](fake_apiserver) == [
+        {"fieldManager": "trainjob-controller", "fieldValidation": "Strict"}
+    ] * len(objects)
+    printed = capsys.readouterr().out
+    assert printed.startswith("[") and "429" in printed  # the pending faults, then cleared

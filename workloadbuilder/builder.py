@@ -8,6 +8,12 @@ from typing import Any, TypeVar, cast
 from pydantic import ValidationError
 
 from ._gorender import go_quote
+from ._stampjson import (
+    flat_copy,
+    stamp_json_factory,
+    stamp_spec,
+    templates_by_name,
+)
 from .api.meta_v1 import ObjectMeta
 from .api.scheduling_v1alpha3 import CompositePodGroup
 from .api.scheduling_v1beta1 import (
@@ -20,6 +26,7 @@ from .api.scheduling_v1beta1 import (
 )
 from .api.sdk import (
     DeferredModel,
+    JsonFactory,
     deferred,
     deferred_json,
     deferred_maker,
@@ -39,7 +46,7 @@ from .options import (
     controller_ref,
 )
 from .roots import MIXED_KINDS, as_roots, templates_key, validate_roots
-from .validation import MAX_TREE_DEPTH, TreeCheckCache, validate_tree
+from .validation import MAX_TREE_DEPTH, TreeCheckCache, resolves_alone, validate_tree
 
 __all__ = [
     "BuildError",
@@ -128,6 +135,10 @@ class Builder:
         # What stamping reads once: each template's spec JSON, the owner's, the namespace.
         self._leaf_stamps: dict[str, dict[str, Any]] = {}
         self._composite_stamps: dict[str, dict[str, Any]] = {}
+        # Each template's stamps' to_dict(), made with its spec (_stampjson.py).
+        self._stamp_json: dict[tuple[bool, str], JsonFactory | None] = {}
+        self._owner_copy: Callable[[], dict[str, Any]] | None = None
+        self._compiled_owner_json: dict[str, Any] | None = None
         self._owner_json: dict[str, Any] | None = None
         self._stamp_namespace: str | None = None
         # Stamps of each template by kind, and the templates stamped often enough to have
@@ -281,12 +292,16 @@ class Builder:
         template_name = template["name"]
         own = name(template_name)
         # As new_composite_pod_group() / new_pod_group(), with the parent set in the same step.
-        yield deferred(
-            CompositePodGroup, self._stamped(own, template_name, leaf=False, parent=parent)
-        )
+        # The template in hand is the one of its name when the Builder compiled the Workload
+        # (names are unique); an existing Workload's is looked up as new_pod_group() does.
+        own_template = template if self._existing is None else None
+        stamped = self._stamped(own, template_name, False, parent, own_template)
+        yield deferred(CompositePodGroup, stamped, self._stamp_json[False, template_name])
         for leaf in template.get("podGroupTemplates", ()):
-            stamped = self._stamped(name(leaf["name"]), leaf["name"], leaf=True, parent=own)
-            yield deferred(PodGroup, stamped)
+            leaf_name = leaf["name"]
+            leaf_template = leaf if own_template is not None else None
+            stamped = self._stamped(name(leaf_name), leaf_name, True, own, leaf_template)
+            yield deferred(PodGroup, stamped, self._stamp_json[True, leaf_name])
         for child in template.get("compositePodGroupTemplates", ()):
             yield from self._composite_tree(child, own, name)
 
@@ -312,11 +327,11 @@ class Builder:
         """A runtime object of ``template_name``; once the template has been stamped
         ``_COMPILE_AFTER`` times by this Builder (a sweep), its ``to_dict()`` is compiled and
         later stamps of it take the short way of ``new_pod_group()``."""
-        data = self._stamped(name, template_name, leaf=kind is PodGroup)
+        data = self._stamped(name, template_name, kind is PodGroup)
         counts = self._stamp_counts[kind]
         count = counts[template_name] = counts.get(template_name, 0) + 1
         if count != _COMPILE_AFTER or type(name) is not str:
-            return deferred(kind, data)
+            return deferred(kind, data, self._stamp_json[kind is PodGroup, template_name])
         # A stamp's JSON is the template's, which never changes, but for its name.
         to_json = json_factory(deferred_json(kind, data), [("metadata", "name")])
         if to_json is not None:
@@ -324,7 +339,12 @@ class Builder:
         return deferred(kind, data, to_json)
 
     def _stamped(
-        self, name: str, template_name: str, *, leaf: bool, parent: _Parent = _NO_PARENT
+        self,
+        name: str,
+        template_name: str,
+        leaf: bool,
+        parent: _Parent = _NO_PARENT,
+        template: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
         """The JSON of a runtime object of ``template_name``, from the JSON its template and
         the owner were serialised to on first use; ``parent`` fills
@@ -332,12 +352,13 @@ class Builder:
 
         Keys are in field order and values in ``to_dict()`` form, so that the object can be
         deferred (``api.sdk.deferred``); the parts shared between stamps are never
-        changed."""
+        changed. ``template``, when given, is the template of that name."""
         _check_names(name, template_name)
         stamps = self._leaf_stamps if leaf else self._composite_stamps
         spec = stamps.get(template_name)
         if spec is None:
-            spec = stamps[template_name] = self._stamp_spec(template_name, leaf=leaf)
+            spec = stamps[template_name] = self._stamp_spec(template_name, leaf, template)
+            self._stamp_json[leaf, template_name] = stamp_json_factory(leaf, spec, self._owner_copy)
         if parent is not _NO_PARENT:  # in field order: right after workloadRef
             spec = {
                 "workloadRef": spec["workloadRef"],
@@ -349,7 +370,9 @@ class Builder:
             metadata["ownerReferences"] = [self._owner_json]
         return {"metadata": metadata, "spec": spec}
 
-    def _stamp_spec(self, template_name: str, *, leaf: bool) -> dict[str, Any]:
+    def _stamp_spec(
+        self, template_name: str, leaf: bool, template: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
         """The spec every runtime object of ``template_name`` shares (never changed)."""
         if not self._leaf_stamps and not self._composite_stamps:
             # Until a first stamp: then the Workload is compiled and the options stay fixed.
@@ -358,10 +381,16 @@ class Builder:
         metadata, spec = document.get("metadata") or {}, document["spec"]
         if not self._leaf_stamps and not self._composite_stamps:
             owner = self.options.owner
-            self._owner_json = owner.to_dict() if owner is not None else None
+            # The compiled Workload's owner reference is the owner's JSON already.
+            self._owner_json = self._compiled_owner_json or (
+                owner.to_dict() if owner is not None else None
+            )
+            self._owner_copy = flat_copy(self._owner_json)
             self._stamp_namespace = metadata.get("namespace")
+        if template is not None:
+            return stamp_spec(metadata.get("name") or "", template, leaf)
         if self._pod_group_templates is None or self._composite_templates is None:
-            self._pod_group_templates, self._composite_templates = _templates_by_name(spec)
+            self._pod_group_templates, self._composite_templates = templates_by_name(spec)
         if leaf:
             templates, what = self._pod_group_templates, "podGroupTemplate"
         else:
@@ -372,16 +401,7 @@ class Builder:
                 f"{what} {go_quote(template_name)} not found in workload"
                 f" {go_quote(metadata.get('name') or '')} (have [{' '.join(templates)}])"
             )
-        stamped: dict[str, Any] = {
-            "workloadRef": {
-                "workloadName": metadata.get("name") or "",
-                "templateName": template["name"],
-            }
-        }
-        for key in _POD_GROUP_SPEC_FIELDS if leaf else _COMPOSITE_SPEC_FIELDS:
-            if key in template:
-                stamped[key] = template[key]
-        return stamped
+        return stamp_spec(metadata.get("name") or "", template, leaf)
 
     def _document(self) -> dict[str, Any]:
         """``workload().to_dict()``, made once (shared, never changed)."""
@@ -476,11 +496,12 @@ class Builder:
             return None
         key = templates_key([root for root, _ in pairs])
         # In to_dict() form and field order, as api.sdk.deferred wants.
+        owner_json = owner.to_dict()
         document = {
             "metadata": {
                 "name": self.options.name or None,
                 "namespace": self.options.namespace or None,
-                "ownerReferences": [owner.to_dict()],
+                "ownerReferences": [owner_json],
             },
             "spec": {
                 "controllerRef": {"apiGroup": api_group, "kind": owner.kind, "name": owner.name},
@@ -488,6 +509,7 @@ class Builder:
             },
         }
         if self._validated:
+            self._compiled_owner_json = owner_json
             return deferred(Workload, document)
         try:
             return Workload.model_validate(document)
@@ -496,11 +518,23 @@ class Builder:
 
 
 def _template_json(item: WorkloadItem, facts: TreeCheckCache) -> dict[str, Any]:
-    """The template of ``item`` and its subtree as JSON (raises ``BuildError`` as resolving)."""
+    """The template of ``item`` and its subtree as JSON (raises ``BuildError`` as resolving).
+
+    The JSON of a subtree whose items resolve alone is the items' own: kept with the item,
+    shared by the Workloads of every Builder (never changed, as every document's parts)."""
+    derived = item.derived()
+    known: dict[str, Any] | None = derived.get(_TEMPLATE_JSON)
+    if known is not None:
+        return known
     fields = _template_fields(item, item.is_composite, facts)
     if item.is_composite:
         _add_children(fields, item, facts, _template_json, _template_json)
+    if resolves_alone(item) and all(_TEMPLATE_JSON in c.derived() for c in item.children):
+        derived[_TEMPLATE_JSON] = fields
     return fields
+
+
+_TEMPLATE_JSON = "template JSON"
 
 
 def _add_children(
@@ -548,25 +582,6 @@ def _resolve(item: WorkloadItem, facts: TreeCheckCache) -> SchedulingConfig:
         error = resolution.error
         raise BuildError(f"resolving workload item {go_quote(item.name)}: {error}") from error
     return resolution.config
-
-
-# What a PodGroup / CompositePodGroup copies from its template, as upstream, in the order of
-# the runtime object's spec fields (after workloadRef and parentCompositePodGroupName).
-_COMPOSITE_SPEC_FIELDS = (
-    "schedulingPolicy",
-    "schedulingConstraints",
-    "disruptionMode",
-    "priorityClassName",
-    "priority",
-)
-_POD_GROUP_SPEC_FIELDS = (
-    "schedulingPolicy",
-    "schedulingConstraints",
-    "resourceClaims",
-    "disruptionMode",
-    "priorityClassName",
-    "priority",
-)
 
 
 def _template_fields(item: WorkloadItem, composite: bool, facts: TreeCheckCache) -> dict[str, Any]:
@@ -645,23 +660,6 @@ def _composite_template(item: WorkloadItem, facts: TreeCheckCache) -> CompositeP
     fields = _template_fields(item, True, facts)
     _add_children(fields, item, facts, _leaf_template, _composite_template)
     return _parsed(CompositePodGroupTemplate, item, fields)
-
-
-def _templates_by_name(
-    spec: dict[str, Any],
-) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
-    """The JSON of every PodGroup template and every CompositePodGroup template by name: the
-    Workload's own leaves first, then each composite's, composites depth first."""
-    every_composite = []
-    stack = list(reversed(spec.get("compositePodGroupTemplates", ())))
-    while stack:
-        template = stack.pop()
-        every_composite.append(template)
-        stack.extend(reversed(template.get("compositePodGroupTemplates", ())))
-    leaves = {t["name"]: t for t in spec.get("podGroupTemplates", ())}
-    for template in every_composite:
-        leaves.update((t["name"], t) for t in template.get("podGroupTemplates", ()))
-    return leaves, {t["name"]: t for t in every_composite}
 
 
 def validate(

@@ -302,6 +302,13 @@ def _item_field_paths(name: str, given: object) -> Mapping[str, FieldPath]:
     return MappingProxyType(mapped)
 
 
+def _check_count(name: str, what: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} of {name!r} must be an int or None, not {type(value).__name__}")
+    if value < 0:
+        raise ValueError(f"{what} of {name!r} must be >= 0, got {value}")
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class WorkloadItem:
     """One role of the controller's workload: a PodGroupTemplate, or a composite of children.
@@ -313,6 +320,10 @@ class WorkloadItem:
     ``minCount`` above it (a gang that can never form). ``field_paths`` maps the item's own
     template fields, ``"name"`` and ``"priorityClassName"``, to the controller's field each
     comes from, where that is not ``path`` itself: their errors are reported there.
+    ``child_groups`` is how many child groups the controller creates under each group of a
+    composite, when it knows (one child template may stamp several, one per replica group as
+    LeaderWorkerSet does, so the number of templates is no bound): ``validate()`` then reports
+    a ``minGroupCount`` above it.
     """
 
     name: str
@@ -323,12 +334,14 @@ class WorkloadItem:
     children: tuple[WorkloadItem, ...] = ()
     replicas: int | None = None
     field_paths: Mapping[str, FieldPath] = field(default_factory=dict)
+    child_groups: int | None = None
     _hash: int | None = field(default=None, init=False, repr=False)
+    _derived: dict[str, Any] | None = field(default=None, init=False, repr=False)
 
     def _own(self) -> tuple[object, ...]:
         return (
             self.name, self.path, self.default_config, self.input, self.callbacks, self.replicas,
-            tuple(self.field_paths.items()),
+            tuple(self.field_paths.items()), self.child_groups,
         )  # fmt: skip
 
     def __eq__(self, other: object) -> bool:
@@ -377,18 +390,28 @@ class WorkloadItem:
         object.__setattr__(self, "children", children)
         object.__setattr__(self, "field_paths", _item_field_paths(self.name, self.field_paths))
         if self.replicas is not None:
-            if isinstance(self.replicas, bool) or not isinstance(self.replicas, int):
-                raise TypeError(
-                    f"replicas of {self.name!r} must be an int or None,"
-                    f" not {type(self.replicas).__name__}"
-                )
-            if self.replicas < 0:
-                raise ValueError(f"replicas of {self.name!r} must be >= 0, got {self.replicas}")
+            _check_count(self.name, "replicas", self.replicas)
             if children:
                 raise ValueError(
                     f"replicas is the pod count of a leaf; composite workload item {self.name!r}"
                     " has children (give each leaf its replicas)"
                 )
+        if self.child_groups is not None:
+            _check_count(self.name, "child_groups", self.child_groups)
+            if not children:
+                raise ValueError(
+                    f"child_groups counts a composite's child groups; workload item"
+                    f" {self.name!r} has no children (give a leaf its replicas)"
+                )
+
+    def derived(self) -> dict[str, Any]:
+        """Values computed from this item alone, kept with it (the item is immutable, so they
+        hold for every Builder): validation keeps here what it found of the item's blocks."""
+        derived = self._derived
+        if derived is None:
+            derived = {}
+            object.__setattr__(self, "_derived", derived)
+        return derived
 
     @property
     def is_composite(self) -> bool:

@@ -112,6 +112,31 @@ _ALL = DisruptionMode(all=AllDisruptionMode())
 
 _GANGS: dict[int, SchedulingPolicy] = {}
 
+# SchedulingConfig's slots, set as its (frozen) __init__ sets them but without a call of
+# object.__setattr__ per field: the same object, made in about half the time.
+_NEW_CONFIG = object.__new__
+_SET_CONFIG = tuple(
+    vars(SchedulingConfig)[f.name].__set__ for f in dataclasses.fields(SchedulingConfig)
+)
+
+
+def _config(
+    policy: SchedulingPolicy | None,
+    constraints: SchedulingConstraints | None,
+    mode: DisruptionMode | None,
+    claims: tuple[ResourceClaim, ...],
+    priority_class_name: str,
+) -> SchedulingConfig:
+    """``SchedulingConfig(policy, constraints, mode, claims, priority_class_name)``."""
+    config: SchedulingConfig = _NEW_CONFIG(SchedulingConfig)
+    set_policy, set_constraints, set_mode, set_claims, set_priority = _SET_CONFIG
+    set_policy(config, policy)
+    set_constraints(config, constraints)
+    set_mode(config, mode)
+    set_claims(config, claims)
+    set_priority(config, priority_class_name)
+    return config
+
 
 def _gang_policy(count: int | None) -> SchedulingPolicy:
     """The gang policy of ``count``, one shared value per small int count."""
@@ -146,7 +171,7 @@ def map_blocks(
         elif mode.all is not None:
             mapped_mode = _ALL
     topology = None if constraints is None else constraints.topology
-    return SchedulingConfig(
+    return _config(
         mapped_policy,
         SchedulingConstraints(tuple(t.key for t in topology)) if topology else None,
         mapped_mode,
@@ -156,6 +181,7 @@ def map_blocks(
         )
         if claims
         else (),
+        "",
     )
 
 
@@ -183,7 +209,7 @@ def overridden(default: SchedulingConfig | None, user: SchedulingConfig) -> Sche
         return default
     if type(default) is not SchedulingConfig:  # a subclass keeps its class and fields
         return dataclasses.replace(default, **changes)
-    return SchedulingConfig(
+    return _config(
         changes.get("policy", default.policy),
         changes.get("constraints", default.constraints),
         changes.get("disruption_mode", default.disruption_mode),

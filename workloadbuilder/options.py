@@ -127,7 +127,7 @@ class BuildOptions:
     default) makes ``validate()`` also report what the API server would reject later;
     ``check_satisfiable_counts`` (on by default) what can never be scheduled although the API
     server accepts it (a gang ``minCount`` above the leaf's ``replicas``, a ``minGroupCount``
-    above the composite's children).
+    above the composite's ``child_groups``).
     ``owner`` takes our ``OwnerReference``, its dict, or a client's owner reference; the
     allow-lists take any iterable of the options (both are held as given types).
     """

@@ -169,6 +169,7 @@ def _item(
     claims: tuple[WorkloadPodGroupResourceClaim, ...] = (),
     children: tuple[WorkloadItem, ...] = (),
     replicas: int | None = None,
+    child_groups: int | None = None,
 ) -> WorkloadItem:
     if not isinstance(name, str):
         raise TypeError(f"a {kind.what}'s name must be a string, not {type(name).__name__}")
@@ -192,6 +193,7 @@ def _item(
         callbacks=tuple(callbacks),
         children=children,
         replicas=replicas,
+        child_groups=child_groups,
     )
 
 
@@ -228,8 +230,10 @@ def composite(
     topology: Iterable[str] = (),
     priority_class_name: str = "",
     callbacks: Iterable[SchedulingConfigFunc] = (),
+    child_groups: int | None = None,
 ) -> WorkloadItem:
-    """A CompositePodGroupTemplate item over ``children`` (at least one)."""
+    """A CompositePodGroupTemplate item over ``children`` (at least one); ``child_groups`` is
+    how many child groups the controller creates under each of its groups, when it knows."""
     if isinstance(children, (str, Mapping)) or not isinstance(children, Iterable):
         raise TypeError("children is a sequence of WorkloadItems")
     kids = tuple(children)
@@ -247,4 +251,5 @@ def composite(
         priority_class_name,
         callbacks,
         children=kids,
+        child_groups=child_groups,
     )

@@ -33,8 +33,13 @@ from ._formats import (
     path_segment_name_errors,
 )
 from ._gorender import go_quote
+from .api import INT32_MAX
 from .api.meta_v1 import OwnerReference
-from .api.scheduling_v1alpha3 import TopologyConstraint, WorkloadPodGroupResourceClaim
+from .api.scheduling_v1alpha3 import (
+    TopologyConstraint,
+    WorkloadCompositePodGroupSchedulingPolicy,
+    WorkloadPodGroupResourceClaim,
+)
 from .config import SchedulingConfig
 from .counts import never_met_errors
 from .field import ErrorList, FieldError, FieldPath
@@ -51,6 +56,7 @@ __all__ = [
     "TreeCheckCache",
     "TreeError",
     "check_tree",
+    "resolves_alone",
     "validate_tree",
 ]
 
@@ -136,15 +142,32 @@ class Resolution:
 
     @classmethod
     def of(cls, item: WorkloadItem) -> Resolution:
-        """Resolve ``item`` now (its callbacks run once, here)."""
+        """Resolve ``item`` now (its callbacks run once, here). An item without callbacks
+        is resolved once for good: its resolution is a value of the item alone."""
+        pure = resolves_alone(item)
+        if pure:
+            done: Resolution | None = item.derived().get("resolution")
+            if done is not None:
+                return done
         try:
             user = item.user_config()
         except Exception as exc:
             return cls(item, None, None, exc)
         try:
-            return cls(item, user, item.resolve(user), None)
+            resolution = cls(item, user, item.resolve(user), None)
         except Exception as exc:
             return cls(item, user, None, exc)
+        if pure:
+            item.derived()["resolution"] = resolution
+        return resolution
+
+
+def resolves_alone(item: WorkloadItem) -> bool:
+    """Whether resolving ``item`` depends on the item alone: no callbacks (which may read
+    anything), a default config of the plain class (or none)."""
+    return not item.callbacks and (
+        item.default_config is None or type(item.default_config) is SchedulingConfig
+    )
 
 
 class ItemResolutionCache:
@@ -177,12 +200,16 @@ class TreeCheckCache:
         self._tree_error: TreeError | None = None
 
     def tree_error(self) -> TreeError | None:
-        """The ``TreeError`` of ``check_tree(root)``, or ``None`` when the tree passes."""
+        """The ``TreeError`` of ``check_tree(root)``, or ``None`` when the tree passes (kept
+        with the root: a tree is immutable)."""
         if not self._checked:
-            try:
-                check_tree(self.root)
-            except TreeError as exc:
-                self._tree_error = exc
+            derived = self.root.derived()
+            if _TREE_VALID not in derived:
+                try:
+                    check_tree(self.root)
+                    derived[_TREE_VALID] = True
+                except TreeError as exc:
+                    self._tree_error = exc
             self._checked = True
         return self._tree_error
 
@@ -224,6 +251,13 @@ def validate_tree(
         return ErrorList([FieldError.internal(path, f"unexpected validation failure: {exc!r}")])
 
 
+# What validation keeps in WorkloadItem.derived(): the blocks passed declarative validation
+# (as created, no old item), the resolved config passed the API server's rules (with
+# declarative validation on, or off).
+BLOCKS_VALID = "blocks valid"
+_TREE_VALID, _SHAPE_VALID = "tree check passed", "shape valid"
+_RULES_VALID = {True: "rules valid", False: "rules valid without declarative validation"}
+
 _METADATA_NAME = FieldPath("metadata", "name")
 _METADATA_NAMESPACE = FieldPath("metadata", "namespace")
 
@@ -261,7 +295,13 @@ def _validate(
     resolved: dict[str, SchedulingConfig] = {}
     declarative = not options.disable_declarative_validation
     for item, old in _pairs(root, old_root):
-        item_errors = _declarative(item, old, where) if declarative else ErrorList()
+        derived = item.derived()
+        if not declarative or (old is None and BLOCKS_VALID in derived):
+            item_errors = ErrorList()
+        else:
+            item_errors = _declarative(item, old, where)
+            if old is None and not item_errors:  # the blocks alone: true for every Builder
+                derived[BLOCKS_VALID] = True
         resolution = facts.resolutions.of(item)
         user = resolution.user
         if user is None:  # the blocks themselves could not be read
@@ -283,10 +323,15 @@ def _validate(
             if options.check_api_server_rules and not _ratcheted(
                 item, old, config, old_resolutions
             ):
-                seen = user if declarative else SchedulingConfig()
-                found = _resolved_rules(item, config, seen, where)
-                if found:
-                    item_errors.extend(found)
+                # Of a pure item's own resolution, the rules' answer is the item's alone.
+                known = _RULES_VALID[declarative] if resolves_alone(item) else None
+                if known is None or known not in derived:
+                    seen = user if declarative else SchedulingConfig()
+                    found = _resolved_rules(item, config, seen, where)
+                    if found:
+                        item_errors.extend(found)
+                    elif known is not None:
+                        derived[known] = True
         if item_errors:
             if not placed:
                 return item_errors
@@ -346,6 +391,20 @@ _BLOCK_CHECKS = (
 )
 
 
+def _plain_policy(value: object) -> bool:
+    """Whether a new policy block is one ``validate_policy`` finds nothing in, told without
+    building its union's members: exactly one of basic and gang, a count unset or an int
+    within 1..INT32_MAX."""
+    basic, gang = getattr(value, "basic", 0), getattr(value, "gang", 0)
+    if basic is not None:
+        return gang is None and basic != 0
+    if gang is None or gang == 0:
+        return False
+    composite = isinstance(value, WorkloadCompositePodGroupSchedulingPolicy)
+    count = getattr(gang, "min_group_count" if composite else "min_count")
+    return count is None or (type(count) is int and 0 < count <= INT32_MAX)
+
+
 def _declarative(item: WorkloadItem, old: WorkloadItem | None, where: Locations) -> ErrorList:
     errors = ErrorList()
     new_in, old_in = item.input, old.input if old is not None else None
@@ -353,7 +412,9 @@ def _declarative(item: WorkloadItem, old: WorkloadItem | None, where: Locations)
     for block_name, check in _BLOCK_CHECKS:
         block = getattr(new_in, block_name)
         value = getattr(block, data)
-        if value is not None:
+        if value is not None and not (
+            old_in is None and check is validate_policy and _plain_policy(value)
+        ):
             old_value = getattr(getattr(old_in, block_name), data) if old_in else None
             found = check(value, old_value, where.block(item, block))
             if found:
@@ -493,7 +554,12 @@ def _tree_rules(
             errors.extend(format_errors(_METADATA_NAMESPACE, options.namespace, dns_label_errors))
         if options.owner is not None:
             errors.extend(_owner_errors(options.owner))
-    _check_shape(root, 1, errors, where)
+    derived = root.derived()
+    if _SHAPE_VALID not in derived:
+        found = len(errors)
+        _check_shape(root, 1, errors, where)
+        if len(errors) == found:
+            derived[_SHAPE_VALID] = True
     # Items that failed to resolve were reported already; the others must agree.
     first: str | None = None
     for item in root.walk():

@@ -27,9 +27,9 @@ from workloadbuilder import (
     leaf,
 )
 from workloadbuilder._gorender import go_quote
+from workloadbuilder._stampjson import COMPOSITE_SPEC_FIELDS, POD_GROUP_SPEC_FIELDS
 from workloadbuilder.api import K8sModel
 from workloadbuilder.api.scheduling_v1beta1 import CompositePodGroupTemplate, PodGroupTemplate
-from workloadbuilder.builder import _COMPOSITE_SPEC_FIELDS, _POD_GROUP_SPEC_FIELDS
 
 _UNSET = object()
 
@@ -69,7 +69,7 @@ def previous_stamp(
         )
     source = template.to_dict()
     spec = {"workloadRef": {"workloadName": workload.metadata.name, "templateName": template.name}}
-    fields = _POD_GROUP_SPEC_FIELDS if leaf else _COMPOSITE_SPEC_FIELDS  # what upstream copies
+    fields = POD_GROUP_SPEC_FIELDS if leaf else COMPOSITE_SPEC_FIELDS  # what upstream copies
     spec.update((key, source[key]) for key in fields if key in source)
     metadata: dict[str, Any] = {"name": name, "namespace": workload.metadata.namespace}
     if builder.options.owner is not None:

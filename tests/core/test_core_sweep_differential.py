@@ -21,7 +21,9 @@ from test_core_properties import trees
 from test_core_stamp_differential import _templates, fields_set, previous_stamp
 
 from workloadbuilder import Builder, BuildOptions, CompositePodGroup, PodGroup, WorkloadItem
+from workloadbuilder._stampjson import flat_copy, stamp_json_factory
 from workloadbuilder.api._json_factory import json_factory
+from workloadbuilder.api.sdk import deferred_json
 from workloadbuilder.builder import _COMPILE_AFTER
 
 
@@ -76,9 +78,13 @@ def test_a_sweep_compiles_after_the_documented_count() -> None:
 
     builder = _release()
     objects = [builder.new_pod_group(f"n-{i}", "workers") for i in range(_COMPILE_AFTER + 1)]
-    assert [o._deferred_json is not None for o in objects] == (  # type: ignore[attr-defined]
-        [False] * (_COMPILE_AFTER - 1) + [True, True]
-    )
+    # Every stamp has a to_dict() function: the template's, then, from the documented count
+    # on, the compiled one.
+    makers = [o._deferred_json for o in objects]  # type: ignore[attr-defined]
+    assert None not in makers
+    first, compiled = makers[0], makers[_COMPILE_AFTER - 1]
+    assert makers == [first] * (_COMPILE_AFTER - 1) + [compiled, compiled]
+    assert first is not compiled
 
 
 _SCALARS = (
@@ -163,3 +169,42 @@ def test_a_compiled_template_refuses_what_a_fresh_builder_refuses(bad: Any) -> N
         for method in ("new_pod_group", "new_composite_pod_group"):
             ours = _error(swept, method, name, template)
             assert ours == _error(fresh, method, name, template)
+
+
+_PARENT_UNSET = object()
+_OWNERS = st.dictionaries(st.text(max_size=3), _SCALARS, max_size=6) | st.none() | _JSON
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(
+    parts=st.dictionaries(st.text(max_size=8), _JSON, max_size=4),
+    owner=_OWNERS,
+    name=st.text() | st.builds(_Name, st.text()),
+    parent=st.none() | st.text() | st.builds(_Name, st.text()) | st.just(_PARENT_UNSET),
+    namespace=st.none() | st.text(),
+    leaf=st.booleans(),
+)
+def test_a_templates_to_dict_is_deferred_json(
+    parts: dict[str, Any], owner: Any, name: str, parent: Any, namespace: Any, leaf: bool
+) -> None:
+    """Every stamp's to_dict() (before a sweep) is the generic copy of its input, whatever its
+    template's spec, owner, name and parent: same keys, order and types, sharing nothing."""
+    kind = PodGroup if leaf else CompositePodGroup
+    spec = {"workloadRef": {"workloadName": "w", "templateName": "t"}, **parts}
+    spec.pop("parentCompositePodGroupName", None)
+    factory = stamp_json_factory(leaf, spec, flat_copy(owner))
+    if factory is None:  # the Builder then uses the generic copy
+        assert flat_copy(owner) is None or None in spec.values()
+        return
+    metadata: dict[str, Any] = {"name": name, "namespace": namespace}
+    if owner is not None:
+        metadata["ownerReferences"] = [owner]
+    given_spec = spec
+    if parent is not _PARENT_UNSET:
+        given_spec = {"workloadRef": spec["workloadRef"], "parentCompositePodGroupName": parent}
+        given_spec.update(spec)
+    data = {"metadata": metadata, "spec": given_spec}
+    made, expected = factory(data), deferred_json(kind, data)
+    assert _typed(made) == _typed(expected)
+    assert not set(_containers(made)) & set(_containers(data))
+    assert not set(_containers(made)) & set(_containers(factory(data)))

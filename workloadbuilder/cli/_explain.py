@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.tree import Tree
 
 from ..api.scheduling_v1beta1 import CompositePodGroupTemplate, PodGroupTemplate, Workload
-from ..counts import GANG_NEVER_FORMS, GROUPS_NEVER_MET
+from ..counts import GANG_NEVER_FORMS
 from ..spec import LoadedSpec, SpecLeaf
 
 __all__ = ["GroupOutline", "outline", "render"]
@@ -55,13 +55,16 @@ def _group(template: Template, replicas: Mapping[str, int | None]) -> GroupOutli
         gang = template.scheduling_policy.gang
         thresholds = sorted(c.threshold for c in children)
         if gang is not None:
-            k = gang.min_group_count
-            policy = f"gang over its groups: at least {k} of {len(children)} must fit together"
-            threshold = sum(thresholds[:k])
-            if k > len(children):
-                warnings.append(
-                    f"minGroupCount {k} is more than its {len(children)} groups: {GROUPS_NEVER_MET}"
+            k, n = gang.min_group_count, len(children)
+            if k <= n:
+                policy = f"gang over its groups: at least {k} of {n} must fit together"
+                threshold = sum(thresholds[:k])
+            else:  # a template may stamp several groups: the templates are no bound
+                policy = (
+                    f"gang over its groups: at least {k} child groups must fit together"
+                    f" (from {n} child template{'s' if n != 1 else ''})"
                 )
+                threshold = sum(thresholds) + (k - n) * thresholds[0]
         else:
             policy = "basic: each group is scheduled on its own"
             threshold = thresholds[0] if thresholds else 0
