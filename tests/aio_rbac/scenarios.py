@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from apply_support import NS, OWNER, gang_pod_groups, release_builder, release_objects
+from test_apply_reconcile_job import job
 
 from workloadbuilder import aio
 from workloadbuilder.testing import FakeAPIServer
@@ -17,25 +18,6 @@ from workloadbuilder.testing import FakeAPIServer
 Step = Callable[[Any, FakeAPIServer], Awaitable[None]]
 
 JOB_GROUP = ("batch", "v1", "jobs")
-
-
-def job(name: str = "trainer", parallelism: int = 4) -> dict[str, Any]:
-    """A gang-scheduled batch/v1 Job of ``parallelism`` workers."""
-    return {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": {"name": name, "namespace": NS},
-        "spec": {
-            "parallelism": parallelism,
-            "scheduling": {"schedulingPolicy": {"gang": {}}},
-            "template": {
-                "spec": {
-                    "restartPolicy": "Never",
-                    "containers": [{"name": "main", "image": "trainer"}],
-                }
-            },
-        },
-    }
 
 
 def _create(server: FakeAPIServer, doc: Any) -> dict[str, Any]:

@@ -4,7 +4,7 @@ scenario, and every request of it is allowed by a rule (derived as the authorize
 from __future__ import annotations
 
 import pytest
-from derive import derived_rules
+from rbac_derive import derived_rules
 from scenarios import SCENARIOS
 
 from workloadbuilder import aio

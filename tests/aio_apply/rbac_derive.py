@@ -1,5 +1,6 @@
 """The RBAC rules a list of recorded requests needs, mapped as kube-apiserver's
-RequestInfoFactory and the RBAC docs say (independently of the SDK's own mapping)."""
+RequestInfoFactory and the RBAC docs say, independently of the SDK's own mapping (for the Role
+of docs/apply.md and each verb's rules in ``tests/aio_rbac``)."""
 
 from __future__ import annotations
 
