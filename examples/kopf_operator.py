@@ -23,10 +23,15 @@ Install the kind, then run it::
 
     kubectl apply -f examples/trainingrun-crd.yaml
     kopf run examples/kopf_operator.py --namespace ml   # the current kubeconfig's cluster
+
+or, confined to one namespace as a ServiceAccount with a Role (docs/kopf.md)::
+
+    KOPF_RUN_NAMESPACE=ml kopf run examples/kopf_operator.py
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import kopf
@@ -63,11 +68,21 @@ def worker_pod(run: dict[str, Any], index: int, pod_group: wb.PodGroup) -> dict[
 
 
 @kopf.on.startup()
-async def start_cache(memo: kopf.Memo, **_: Any) -> None:
+async def start_cache(settings: kopf.OperatorSettings, memo: kopf.Memo, **_: Any) -> None:
     """One client and one cache for every handler, synced before kopf starts watching runs.
-    (Every namespace here; give ``namespace=`` for an operator confined to one.)"""
+
+    With ``KOPF_RUN_NAMESPACE`` (kopf's own variable: the one namespace it serves) the cache
+    watches that namespace only and kopf does not observe namespaces and CRDs cluster-wide,
+    so a namespaced Role is all the operator needs; without it, every namespace."""
+    namespace = os.environ.get("KOPF_RUN_NAMESPACE") or None
+    if namespace is not None:
+        settings.scanning.disabled = True  # kopf's restricted mode: no cluster-wide reads
     memo.api_client = await connect()
-    memo.cache = aio.Cache(memo.api_client, kinds=("Workload", "PodGroup", "CompositePodGroup"))
+    memo.cache = aio.Cache(
+        memo.api_client,
+        namespace=namespace,
+        kinds=("Workload", "PodGroup", "CompositePodGroup"),
+    )
     await memo.cache.start()
     await memo.cache.synced()
 

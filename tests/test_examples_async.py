@@ -228,70 +228,82 @@ async def test_the_kopf_operator_reconciles_runs(fake_apiserver: FakeAPIServer, 
     writes the verdict to the run's status, and a resize follows spec.minAvailable. With
     peering, kopf also keeps its keep-alive in a KopfPeering (a second custom kind)."""
     namespace(fake_apiserver)
+    install_training_runs(fake_apiserver, mode)
+    err = await run_the_kopf_operator(
+        fake_apiserver, [mode, "--namespace", NS], env_for(fake_apiserver), mode
+    )
+    assert b"Traceback" not in err, err.decode()
+
+
+def install_training_runs(server: FakeAPIServer, mode: str) -> None:
+    """The example's CRD, and kopf's peering kind and object unless ``mode`` is standalone."""
     crd = yaml.safe_load((EXAMPLES / "trainingrun-crd.yaml").read_text())
-    fake_apiserver.create_object(*CRDS, crd)
+    server.create_object(*CRDS, crd)
     if mode != "--standalone":
-        kopf_peering(fake_apiserver)
-    simulator = GangSimulator(fake_apiserver)
+        kopf_peering(server)
+
+
+async def run_the_kopf_operator(
+    server: FakeAPIServer, args: list[str], env: dict[str, str], mode: str
+) -> bytes:
+    """Run ``kopf run ARGS examples/kopf_operator.py`` with ``env`` through a run's life:
+    create, schedule, resize, delete; what the operator logged to stderr."""
+    simulator = GangSimulator(server)
     kopf = Path(sys.executable).with_name("kopf")
     process = await asyncio.create_subprocess_exec(
         str(kopf),
         "run",
-        mode,
-        "--namespace",
-        NS,
+        *args,
         str(EXAMPLES / "kopf_operator.py"),
         cwd=EXAMPLES,
-        env=env_for(fake_apiserver),
+        env=env,
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,
     )
     try:
-        run = training_run(fake_apiserver, 4)
-        await eventually(lambda: min_counts(fake_apiserver) == ([4], [4]))
-        await eventually(lambda: len(fake_apiserver.list_objects("", "v1", "pods", NS)) == 4)
-        (group,) = pod_groups(fake_apiserver)
-        for pod in fake_apiserver.list_objects("", "v1", "pods", NS):
+        run = training_run(server, 4)
+        await eventually(lambda: min_counts(server) == ([4], [4]))
+        await eventually(lambda: len(server.list_objects("", "v1", "pods", NS)) == 4)
+        (group,) = pod_groups(server)
+        for pod in server.list_objects("", "v1", "pods", NS):
             assert pod["spec"]["schedulingGroup"] == {"podGroupName": group["metadata"]["name"]}
             assert pod["metadata"]["ownerReferences"][0]["uid"] == run["metadata"]["uid"]
         step = await simulator.step()
         assert len(step.bound) == 4
-        await eventually(lambda: run_status(fake_apiserver).get("phase") == "Scheduled")
-        status = run_status(fake_apiserver)
+        await eventually(lambda: run_status(server).get("phase") == "Scheduled")
+        status = run_status(server)
         assert (status["podGroup"], status["reason"]) == (group["metadata"]["name"], "Scheduled")
         # kopf keeps each handler's return value in the run's status
         assert status["reconcile_run"]["podGroups"] == [group["metadata"]["name"]]
-        run = fake_apiserver.get_object(*RUNS, NS, "resnet") or run
+        run = server.get_object(*RUNS, NS, "resnet") or run
         run["spec"]["minAvailable"] = 2
-        fake_apiserver.update_object(*RUNS, run)
-        await eventually(lambda: min_counts(fake_apiserver) == ([2], [2]))
+        server.update_object(*RUNS, run)
+        await eventually(lambda: min_counts(server) == ([2], [2]))
         if mode != "--standalone":
             # one peer, as kopf's Peer.as_dict() writes it
-            assert [sorted(p) for p in peers(fake_apiserver).values()] == [
+            assert [sorted(p) for p in peers(server).values()] == [
                 ["lastseen", "lifetime", "priority"]
             ]
         # each handler's verdict, as kopf keeps it per handler: on create the 4 pods exist but
         # the scheduler has not tried them (Pending); after the resize 4 run, minCount 2
         name = group["metadata"]["name"]
-        assert run_status(fake_apiserver)["reconcile_run"]["verdicts"] == {name: "Pending"}
+        assert run_status(server)["reconcile_run"]["verdicts"] == {name: "Pending"}
         await eventually(
             lambda: (
-                (run_status(fake_apiserver).get("reconcile_run/spec") or {}).get("verdicts")
+                (run_status(server).get("reconcile_run/spec") or {}).get("verdicts")
                 == {name: "Scheduled"}
             )
         )
-        fake_apiserver.delete_object(*RUNS, NS, "resnet")
-        await eventually(
-            lambda: not fake_apiserver.list_objects(SCHEDULING, "v1beta1", "workloads", NS)
-        )
+        server.delete_object(*RUNS, NS, "resnet")
+        await eventually(lambda: not server.list_objects(SCHEDULING, "v1beta1", "workloads", NS))
         # the run's pods were bound: they terminate until the stand-in kubelet removes them,
         # and only then does PodGroup protection let the group go
         await simulator.finish_terminating()
-        await eventually(lambda: pod_groups(fake_apiserver) == [])
+        await eventually(lambda: pod_groups(server) == [])
     finally:
         process.send_signal(signal.SIGTERM)
         _, err = await asyncio.wait_for(process.communicate(), 30)
-    assert b"Traceback" not in err, err.decode()
+    return err
 
 
 def run_status(server: FakeAPIServer) -> dict[str, Any]:
