@@ -35,6 +35,8 @@ USER = f"system:serviceaccount:{NS}:{ACCOUNT}"
 SDK_VERBS = ("reconcile", "diagnose", "delete", "cache")
 """The SDK's verbs the example calls: ``aio.reconcile``, ``aio.diagnose``, ``aio.delete`` and
 its ``aio.Cache``."""
+CACHE_KINDS = ("Workload", "PodGroup", "CompositePodGroup", "Pod")
+"""The kinds its cache follows: its own three, and the Pods ``aio.delete`` starts."""
 MANIFEST = EXAMPLES / "trainingrun-operator-rbac.yaml"
 
 
@@ -42,7 +44,12 @@ def sdk_role() -> list[dict[str, Any]]:
     """What ``workloadbuilder rbac`` prints for the example's verbs, as docs/kopf.md runs it."""
     result = CliRunner().invoke(
         app,
-        ["rbac", *SDK_VERBS, "-n", NS, "--service-account", ACCOUNT, "--name", f"{ACCOUNT}-sdk"],
+        [
+            "rbac",
+            *SDK_VERBS,
+            *(option for kind in CACHE_KINDS for option in ("--cache-kind", kind)),
+            *("-n", NS, "--service-account", ACCOUNT, "--name", f"{ACCOUNT}-sdk"),
+        ],
     )
     assert result.exit_code == 0, result.output
     return list(yaml.safe_load_all(result.output))

@@ -112,3 +112,27 @@ async def test_preflight_names_every_missing_permission_at_once() -> None:
         for plural in ("compositepodgroups", "podgroups")
     ]  # preflight's dry-run create of a PodGroup and apply's create and patch
     assert 'in the namespace "ml-training"' in str(raised.value)
+
+
+CACHE_KINDS = ("Workload", "PodGroup")
+
+
+async def run_narrow_cache(permissions: aio.Permissions) -> None:
+    async with FakeAPIServer(authorization="RBAC", auto_create_namespaces=True) as server:
+        role, binding = permissions.manifests(ACCOUNT)
+        server.create_object(*RBAC, "roles", role)
+        server.create_object(*RBAC, "rolebindings", binding)
+        async with (
+            server.api_client(user=USER) as api,
+            aio.Cache(api, namespace=NS, kinds=CACHE_KINDS) as cache,
+        ):
+            await cache.synced(timeout=5)
+
+
+async def test_a_cache_of_some_kinds_needs_only_theirs() -> None:
+    narrow = aio.required_rules("cache", namespace=NS, cache_kinds=CACHE_KINDS)
+    assert [r.resources for r in narrow.rules] == [("podgroups",), ("workloads",)]
+    await run_narrow_cache(narrow)
+    for index in range(len(narrow.rules)):
+        with pytest.raises(aio.CacheSyncError, match="403"):
+            await run_narrow_cache(narrow.without(index))

@@ -74,3 +74,13 @@ async def test_a_refused_command_prints_the_refusal_and_the_rule_on_one_line(
     assert line.startswith("error: ")
     assert ' is forbidden: User "system:serviceaccount:ml:trainer" cannot list resource ' in line
     assert line.endswith('to a Role in namespace "ml" bound to ServiceAccount ml/trainer')
+
+
+def test_cache_kinds_narrow_the_cache_rules() -> None:
+    args = ["rbac", "cache", "--cache-kind", "Pod", "-n", "ml", "--service-account", "x"]
+    role, _ = yaml.safe_load_all(RUNNER.invoke(app, args).output)
+    assert role["rules"] == [{"apiGroups": [""], "resources": ["pods"], "verbs": ["list", "watch"]}]
+    wrong = RUNNER.invoke(
+        app, ["rbac", "cache", "--cache-kind", "Node", "-n", "ml", "--service-account", "x"]
+    )
+    assert wrong.exit_code == 2 and "a cache holds Event, Pod, Job" in wrong.output

@@ -34,14 +34,16 @@ _SNAPSHOT: _Needs = {
     (_S, "podgroups"): _READ,
     (_S, "workloads"): _READ,
 }
-_CACHED_KINDS: _Needs = {
-    ("", "events"): _WATCH,
-    ("", "pods"): _WATCH,
-    ("batch", "jobs"): _WATCH,
-    (_S, "compositepodgroups"): _WATCH,
-    (_S, "podgroups"): _WATCH,
-    (_S, "workloads"): _WATCH,
+_CACHE_RESOURCES: Mapping[str, tuple[str, str]] = {
+    "Event": ("", "events"),
+    "Pod": ("", "pods"),
+    "Job": ("batch", "jobs"),
+    "CompositePodGroup": (_S, "compositepodgroups"),
+    "PodGroup": (_S, "podgroups"),
+    "Workload": (_S, "workloads"),
 }
+"""What each kind an ``aio.Cache`` can hold is read from."""
+_CACHED_KINDS: _Needs = dict.fromkeys(_CACHE_RESOURCES.values(), _WATCH)
 
 _TABLE: Mapping[str, _Needs] = {
     # discovery; a dry-run create of a scheduled Job (WorkloadWithJob) and of a Workload or
@@ -149,6 +151,18 @@ class Permissions:
         return Permissions(self.verbs, self.rules[:index] + self.rules[index + 1 :], self.namespace)
 
 
+def _cache_needs(kinds: Iterable[str] | None) -> _Needs:
+    if kinds is None:
+        return _CACHED_KINDS
+    chosen = tuple(kinds)
+    unknown = [k for k in chosen if k not in _CACHE_RESOURCES]
+    if unknown or not chosen:
+        raise ValueError(
+            f"cache kinds {unknown or '(none)'}: a cache holds {', '.join(_CACHE_RESOURCES)}"
+        )
+    return {_CACHE_RESOURCES[k]: _WATCH for k in chosen}
+
+
 def _canonical(verb: str) -> tuple[str, ...]:
     key = verb.strip().replace("-", "_")
     if key in _ALIASES:
@@ -165,20 +179,24 @@ def required_rules(
     *verbs: str,
     namespace: str | None,
     controllers: Iterable[tuple[str, str]] = (),
+    cache_kinds: Iterable[str] | None = None,
 ) -> Permissions:
     """The RBAC rules that ``verbs`` (``"apply"``, ``"reconcile_job"``, ``"cache"``, ...) need.
 
     One rule per API group and resource, its verbs sorted; ``namespace=None`` means the
     verbs run across namespaces (a ClusterRole). ``controllers`` adds ``get`` on the
     ``(apiGroup, resource)`` of the controllers ``audit`` reads through Workloads'
-    ``controllerRef`` (``batch/jobs`` is always included).
+    ``controllerRef`` (``batch/jobs`` is always included). ``cache_kinds`` narrows ``cache``
+    to the kinds the cache follows (``aio.Cache(kinds=...)``, and those a helper given it
+    starts: ``delete`` starts ``"Pod"``); by default, every kind a cache can hold.
     """
     if not verbs:
         raise ValueError(f"name at least one verb: {', '.join(VERBS)}")
     names = tuple(dict.fromkeys(k for verb in verbs for k in _canonical(verb)))
     needed: dict[tuple[str, str], set[str]] = {}
     for name in names:
-        for key, granted in _TABLE[name].items():
+        table = _TABLE[name] if name != "cache" else _cache_needs(cache_kinds)
+        for key, granted in table.items():
             needed.setdefault(key, set()).update(granted)
     if "audit" in names:
         for group, resource in controllers:

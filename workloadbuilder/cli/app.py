@@ -663,6 +663,13 @@ def rbac(
         typer.Option("--all-namespaces", "-A", help="The verbs run in every namespace."),
     ] = False,
     name: Annotated[str, typer.Option(help="The Role's and binding's name.")] = "workloadbuilder",
+    cache_kind: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--cache-kind",
+            help="A kind the cache follows (repeat it); by default every kind a cache holds.",
+        ),
+    ] = None,
 ) -> None:
     """Print the Role (a ClusterRole with -A) that the verbs need, and its binding, as YAML.
 
@@ -674,7 +681,7 @@ def rbac(
         fail("name the namespace with -n NAMESPACE, or -A for every namespace", USAGE)
     scope = None if all_namespaces else namespace
     try:
-        permissions = required_rules(*verbs, namespace=scope)
+        permissions = required_rules(*verbs, namespace=scope, cache_kinds=cache_kind or None)
     except ValueError as exc:
         fail(str(exc), USAGE)
     emit(
