@@ -136,3 +136,25 @@ async def test_a_cache_of_some_kinds_needs_only_theirs() -> None:
     for index in range(len(narrow.rules)):
         with pytest.raises(aio.CacheSyncError, match="403"):
             await run_narrow_cache(narrow.without(index))
+
+
+async def test_a_refused_watch_is_a_forbidden_error_naming_the_rule() -> None:
+    listing_only = aio.Permissions(
+        ("wait_scheduled",), (aio.Rule(("scheduling.k8s.io",), ("podgroups",), ("list",)),), NS
+    )
+    async with FakeAPIServer(authorization="RBAC", auto_create_namespaces=True) as server:
+        async with server.api_client() as admin:
+            await SCENARIOS["wait_scheduled"].setup(admin, server)
+        role, binding = listing_only.manifests(ACCOUNT)
+        server.create_object(*RBAC, "roles", role)
+        server.create_object(*RBAC, "rolebindings", binding)
+        async with server.api_client(user=USER) as api:
+            with pytest.raises(aio.ForbiddenError) as raised:
+                await aio.wait_scheduled(api, release_objects()[2], timeout=5)
+    assert raised.value.rule is not None
+    assert raised.value.rule.to_dict() == {
+        "apiGroups": ["scheduling.k8s.io"],
+        "resources": ["podgroups"],
+        "verbs": ["watch"],
+    }
+    assert str(raised.value).startswith("watching PodGroup ml-training/")

@@ -20,7 +20,14 @@ from ._transport import RetryPolicy, Transport, transport_for
 from ._watch import RELIST, about, watch_events
 from .cache import Cache
 from .diagnose import Verdict, verdict_of
-from .errors import APIError, MissingAPI, MissingAPIError, NoAnswerError, ObjectRef
+from .errors import (
+    APIError,
+    MissingAPI,
+    MissingAPIError,
+    NoAnswerError,
+    ObjectRef,
+    error_from_status,
+)
 
 __all__ = ["NotScheduledError", "wait_scheduled"]
 
@@ -211,14 +218,9 @@ async def _verdict(
 
 
 def _watch_error(ref: ObjectRef, status: Mapping[str, Any]) -> APIError:
-    message = str(status.get("message") or "")
-    return APIError(
-        f"watching {ref} failed: {message}",
-        status=int(status.get("code") or 0),
-        reason=str(status.get("reason") or ""),
-        status_body=status,
-        target=ref,
-    )
+    """The typed error of a refused watch (a 403 is a ``ForbiddenError`` naming the rule)."""
+    said = f"watching {ref} failed: {status.get('message') or ''}"
+    return error_from_status(int(status.get("code") or 0), {**status, "message": said}, "", ref)
 
 
 async def _wait_cached(
