@@ -27,6 +27,10 @@ GROUP = "scheduling.k8s.io"
         (7, "7"),
         (True, "true"),
         ({"name": "x"}, '{"name":"x"}'),
+        # Composite values go through json.Marshal, which escapes HTML's special characters
+        # (encoding/json's documented HTMLEscape) where %q keeps them.
+        (["<a&b>"], '["\\u003ca\\u0026b\\u003e"]'),
+        ("<a&b>", '"<a&b>"'),
     ],
 )
 def test_values_render_like_apimachinery(value: Any, rendered: str) -> None:

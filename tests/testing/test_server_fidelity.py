@@ -245,7 +245,7 @@ async def test_a_jobs_pod_template_is_immutable(fake_apiserver: FakeAPIServer) -
     assert reply.status == 422
     body = reply.json()
     # Observed: 'Job.batch "j1" is invalid: spec.template: Invalid value: {...}: field is
-    # immutable' (the rendered Go struct was not recorded, so only its frame is checked).
+    # immutable' (the rendered struct itself is checked in test_internal_template.py).
     assert body["message"].startswith('Job.batch "j1" is invalid: spec.template: Invalid value: {')
     assert body["message"].endswith("}: field is immutable")
     assert [(c["reason"], c["field"]) for c in body["details"]["causes"]] == [

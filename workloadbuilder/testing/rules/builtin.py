@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from .common import IMMUTABLE, Errs, Obj, items, mapping, short_name
-from .errors import child, forbidden, index, invalid, not_supported, required
+from .errors import Marshalled, child, forbidden, index, invalid, not_supported, required
+from .internal_core import internal_json
 
 __all__ = [
     "default_job",
@@ -186,7 +187,8 @@ def validate_job_update(obj: Obj, old: Obj) -> Errs:
     template = mapping(obj.get("spec")).get("template")
     if template == mapping(old.get("spec")).get("template"):
         return []
-    return [invalid("spec.template", template, IMMUTABLE, ratchet=False)]
+    rendered = Marshalled(internal_json("PodTemplateSpec", template))
+    return [invalid("spec.template", rendered, IMMUTABLE, ratchet=False)]
 
 
 def validate_namespace(obj: Obj) -> Errs:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any, Final
+
+from .gojson import decoded, go_float, marshal
 
 REQUIRED: Final = "FieldValueRequired"
 INVALID: Final = "FieldValueInvalid"
@@ -32,10 +33,19 @@ _LABELS: Final = {
 _VALUELESS: Final = frozenset({REQUIRED, FORBIDDEN, TOO_LONG, INTERNAL})
 
 
+class Marshalled(str):
+    """A bad value already written as ``json.Marshal`` writes its Go type (e.g. an internal
+    struct, see :mod:`.internal_core`); rendered as is."""
+
+    __slots__ = ()
+
+
 def render_value(value: Any) -> str:
-    """Render a bad value as apimachinery 1.37 does: nil as bare ``null``, strings
-    Go-quoted, numbers and booleans bare; objects and lists (Go structs there) as compact JSON.
+    """Render a bad value as apimachinery 1.37 does (``field.Error.ErrorBody``): nil as bare
+    ``null``, strings Go-quoted, numbers and booleans bare, anything else as its JSON.
     """
+    if isinstance(value, Marshalled):
+        return str(value)
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -43,41 +53,10 @@ def render_value(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return _float(value, exponent_below=1e-4, exponent_from=1e6)  # fmt's %v
+        return go_float(value, exponent_below=1e-4, exponent_from=1e6)  # fmt's %v
     if isinstance(value, str):
         return go_quote(value)
-    return _json(value)
-
-
-def _float(value: float, *, exponent_below: float, exponent_from: float) -> str:
-    """A float64 from its shortest digits, in exponent form outside the given range."""
-    if value != value or value in (float("inf"), float("-inf")):
-        return {"inf": "+Inf", "-inf": "-Inf"}.get(str(value), "NaN")
-    if value == 0:
-        return "-0" if str(value).startswith("-") else "0"
-    shortest = Decimal(repr(value))
-    if exponent_below <= abs(value) < exponent_from:
-        return format(shortest.normalize(), "f")
-    digits = shortest.normalize().as_tuple().digits
-    exponent = shortest.adjusted()
-    mantissa = str(digits[0]) + ("." + "".join(map(str, digits[1:])) if len(digits) > 1 else "")
-    sign = "-" if exponent < 0 else "+"
-    width = 2 if exponent_from < 1e21 else 1  # %v pads the exponent, encoding/json does not
-    return ("-" if value < 0 else "") + f"{mantissa}e{sign}{abs(exponent):0{width}d}"
-
-
-def _json(value: Any) -> str:
-    """``json.Marshal`` of the Go struct a decoded object is (fields in the order given),
-    floats as encoding/json writes them."""
-    if isinstance(value, dict):
-        return "{" + ",".join(f"{_json(str(k))}:{_json(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list | tuple):
-        return "[" + ",".join(_json(v) for v in value) + "]"
-    if isinstance(value, float) and not isinstance(value, bool):
-        return _float(value, exponent_below=1e-6, exponent_from=1e21)
-    if isinstance(value, str):
-        value = _decoded(value)
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return marshal(value, sort_keys=False)  # decoded objects keep their fields' order
 
 
 _GO_ESCAPES: Final = {
@@ -93,15 +72,10 @@ _GO_ESCAPES: Final = {
 }
 
 
-def _decoded(text: str) -> str:
-    """``text`` as Go holds it after decoding JSON: a lone surrogate becomes U+FFFD."""
-    return "".join("\ufffd" if "\ud800" <= char <= "\udfff" else char for char in text)
-
-
 def go_quote(text: str) -> str:
     """Quote ``text`` as Go's ``%q`` does (printable runes kept, others escaped)."""
     out = []
-    for char in _decoded(text):
+    for char in decoded(text):
         if char in _GO_ESCAPES:
             out.append(_GO_ESCAPES[char])
         elif char.isprintable() or char == " ":
