@@ -171,6 +171,15 @@ async def test_owner_reference_rules(fake_apiserver: FakeAPIServer) -> None:
     (cause,) = causes(await call(fake_apiserver, "POST", POD_PATH, pod(ownerReferences=event)))
     assert cause[:2] == ("FieldValueInvalid", "metadata.ownerReferences[0]")
     assert cause[2].endswith("/v1, Kind=Event is disallowed from being an owner")
+    # The reference is written as json.Marshal writes metav1.OwnerReference: fields in its
+    # declaration order (apiVersion, kind, name, uid, controller, blockOwnerDeletion), the
+    # unset pointers omitted, whatever order the request had.
+    shuffled = [{"uid": "u-9", "name": "e", "kind": "Event", "apiVersion": "v1"}]
+    (cause,) = causes(await call(fake_apiserver, "POST", POD_PATH, pod(ownerReferences=shuffled)))
+    assert cause[2] == (
+        'Invalid value: {"apiVersion":"v1","kind":"Event","name":"e","uid":"u-9"}: '
+        "/v1, Kind=Event is disallowed from being an owner"
+    )
 
 
 @bounded()

@@ -17,8 +17,9 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from .common import IMMUTABLE, Errs, Obj, items, mapping
-from .errors import FieldErr, forbidden, invalid, required, too_long
+from .errors import FieldErr, Marshalled, forbidden, invalid, required, too_long
 from .formats import dns_label, dns_subdomain, label_value, path_segment_name, qualified_name
+from .internal_core import internal_json
 
 NameCheck = Callable[[str], list[str]]
 
@@ -94,8 +95,14 @@ def _owner_reference(path: str, ref: Obj) -> Errs:
     group, version = parsed or ("", "")
     if (group, version, ref.get("kind") or "") in _BANNED_OWNERS:
         gvk = f"{group}/{version}, Kind={ref.get('kind')}"
-        errs.append(invalid(path, ref, f"{gvk} is disallowed from being an owner"))
+        errs.append(invalid(path, _written(ref), f"{gvk} is disallowed from being an owner"))
     return errs
+
+
+def _written(ref: Obj) -> Marshalled:
+    """An owner reference as ``json.Marshal`` writes ``metav1.OwnerReference``: its fields in
+    declaration order, ``controller`` and ``blockOwnerDeletion`` left out when unset."""
+    return Marshalled(internal_json("OwnerReference", ref))
 
 
 def _owner_references(value: Any) -> Errs:
@@ -112,7 +119,8 @@ def _owner_references(value: Any) -> Errs:
                     "Only one reference can have Controller set to true. "
                     f'Found "true" in references for {first} and {current}'
                 )
-                errs.append(invalid("metadata.ownerReferences", refs, detail))
+                written = "[" + ",".join(_written(mapping(r)) for r in refs) + "]"
+                errs.append(invalid("metadata.ownerReferences", Marshalled(written), detail))
             else:
                 first = current
     return [FieldErr(e.type, e.field, e.value, e.detail, ratchet=False) for e in errs]
