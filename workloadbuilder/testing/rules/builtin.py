@@ -183,12 +183,49 @@ def validate_job_spec(spec: Any) -> Errs:
 
 
 def validate_job_update(obj: Obj, old: Obj) -> Errs:
-    """``ValidateJobSpecUpdate``: the pod template is immutable."""
+    """``ValidateJobSpecUpdate``: the pod template is immutable, except its scheduling
+    directives while the Job is suspended and has never started (the Job strategy's
+    ``AllowMutableSchedulingDirectives``)."""
     template = mapping(obj.get("spec")).get("template")
-    if template == mapping(old.get("spec")).get("template"):
+    old_template = mapping(old.get("spec")).get("template")
+    suspended = mapping(old.get("spec")).get("suspend") is True
+    if suspended and mapping(old.get("status")).get("startTime") is None:
+        old_template = _with_scheduling_directives(mapping(old_template), mapping(template))
+    if template == old_template:
         return []
     rendered = Marshalled(internal_json("PodTemplateSpec", template))
     return [invalid("spec.template", rendered, IMMUTABLE, ratchet=False)]
+
+
+_MUTABLE_WHILE_SUSPENDED: Final = {
+    "metadata": ("labels", "annotations"),
+    "spec": ("nodeSelector", "tolerations", "schedulingGates"),
+}
+
+
+def _with_scheduling_directives(old: Obj, new: Obj) -> Obj:
+    """``old`` with ``new``'s labels, annotations, node selector, tolerations, scheduling gates
+    and node affinity (an affinity with nothing else may come or go), as batch validation
+    munges the old template before comparing."""
+    munged = {**old}
+    for part, keys in _MUTABLE_WHILE_SUSPENDED.items():
+        section = {**mapping(old.get(part)), **{k: mapping(new.get(part)).get(k) for k in keys}}
+        munged[part] = {k: v for k, v in section.items() if v is not None}
+    new_affinity = mapping(new.get("spec")).get("affinity")
+    old_affinity = munged["spec"].get("affinity")
+    if new_affinity is None and old_affinity is not None:
+        rest = {k: v for k, v in mapping(old_affinity).items() if k != "nodeAffinity"}
+        kept = {k: v for k, v in rest.items() if v is not None}
+        munged["spec"] = {**munged["spec"], "affinity": kept or None}
+    elif new_affinity is not None:
+        node = mapping(new_affinity).get("nodeAffinity")
+        base = {} if old_affinity is None else mapping(old_affinity)
+        merged = {k: v for k, v in {**base, "nodeAffinity": node}.items() if v is not None}
+        munged["spec"] = {**munged["spec"], "affinity": merged}
+    munged["spec"] = {k: v for k, v in munged["spec"].items() if v is not None}
+    if not munged["metadata"] and "metadata" not in old:
+        del munged["metadata"]
+    return munged
 
 
 def validate_namespace(obj: Obj) -> Errs:

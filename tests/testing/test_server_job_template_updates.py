@@ -1,0 +1,129 @@
+"""Which changes to a Job's pod template the test server accepts, as kube-apiserver 1.37 does.
+
+Upstream: ``pkg/apis/batch/validation`` (``validatePodTemplateUpdate``) keeps the template
+immutable, except that while ``AllowMutableSchedulingDirectives`` holds, the old template takes
+the new one's node affinity, node selector, tolerations, labels, annotations and scheduling
+gates before the comparison; ``pkg/registry/batch/job/strategy.go`` sets it for a Job that is
+suspended (``spec.suspend: true`` before the update) and has never started (no
+``status.startTime``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from server_helpers import bounded, call
+
+from workloadbuilder.testing import FakeAPIServer
+
+JOBS = "/apis/batch/v1/namespaces/default/jobs"
+MERGE = "application/merge-patch+json"
+
+
+def _job(*, suspend: bool) -> dict[str, Any]:
+    spec = {"containers": [{"name": "c", "image": "busybox"}], "restartPolicy": "Never"}
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "j1"},
+        "spec": {"suspend": suspend, "template": {"spec": spec}},
+    }
+
+
+def _template_patch(**spec: Any) -> dict[str, Any]:
+    return {"spec": {"template": {"spec": spec}}}
+
+
+DIRECTIVES = [
+    _template_patch(nodeSelector={"zone": "a"}),
+    _template_patch(tolerations=[{"key": "gpu", "operator": "Exists"}]),
+    _template_patch(schedulingGates=[{"name": "example.com/quota"}]),
+    _template_patch(
+        affinity={
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [
+                        {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}
+                    ]
+                }
+            }
+        }
+    ),
+    {"spec": {"template": {"metadata": {"labels": {"queue": "q1"}, "annotations": {"a": "b"}}}}},
+]
+
+
+@bounded()
+@pytest.mark.parametrize("patch", DIRECTIVES)
+async def test_a_suspended_job_that_never_started_takes_new_scheduling_directives(
+    fake_apiserver: FakeAPIServer, patch: dict[str, Any]
+) -> None:
+    assert (await call(fake_apiserver, "POST", JOBS, _job(suspend=True))).status == 201
+    reply = await call(fake_apiserver, "PATCH", f"{JOBS}/j1", patch, content_type=MERGE)
+    assert reply.status == 200, reply.json()
+
+
+@bounded()
+@pytest.mark.parametrize("patch", DIRECTIVES[:2])
+async def test_a_running_job_keeps_its_scheduling_directives(
+    fake_apiserver: FakeAPIServer, patch: dict[str, Any]
+) -> None:
+    assert (await call(fake_apiserver, "POST", JOBS, _job(suspend=False))).status == 201
+    reply = await call(fake_apiserver, "PATCH", f"{JOBS}/j1", patch, content_type=MERGE)
+    assert reply.status == 422
+    assert reply.json()["details"]["causes"][0]["field"] == "spec.template"
+
+
+@bounded()
+async def test_a_suspended_job_still_keeps_the_rest_of_its_template(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    assert (await call(fake_apiserver, "POST", JOBS, _job(suspend=True))).status == 201
+    image = _template_patch(containers=[{"name": "c", "image": "nginx"}])
+    reply = await call(fake_apiserver, "PATCH", f"{JOBS}/j1", image, content_type=MERGE)
+    assert reply.status == 422
+    assert reply.json()["message"].endswith(": field is immutable")
+
+
+@bounded()
+async def test_a_suspended_job_that_started_once_keeps_its_directives(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    assert (await call(fake_apiserver, "POST", JOBS, _job(suspend=True))).status == 201
+    started = {"status": {"startTime": "2026-01-02T03:04:05Z"}}
+    status = await call(fake_apiserver, "PATCH", f"{JOBS}/j1/status", started, content_type=MERGE)
+    assert status.status == 200, status.json()
+    patch = DIRECTIVES[0]
+    reply = await call(fake_apiserver, "PATCH", f"{JOBS}/j1", patch, content_type=MERGE)
+    assert reply.status == 422
+
+
+@bounded()
+async def test_unsuspending_and_changing_directives_in_one_write_is_allowed(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    # The rule reads the *old* Job: it was suspended and never started.
+    assert (await call(fake_apiserver, "POST", JOBS, _job(suspend=True))).status == 201
+    patch = {"spec": {"suspend": False, "template": {"spec": {"nodeSelector": {"zone": "b"}}}}}
+    reply = await call(fake_apiserver, "PATCH", f"{JOBS}/j1", patch, content_type=MERGE)
+    assert reply.status == 200, reply.json()
+    assert reply.json()["spec"]["template"]["spec"]["nodeSelector"] == {"zone": "b"}
+
+
+@bounded()
+@pytest.mark.parametrize(("with_pod_affinity", "status"), [(False, 200), (True, 422)])
+async def test_a_suspended_job_may_drop_an_affinity_that_was_only_node_affinity(
+    fake_apiserver: FakeAPIServer, with_pod_affinity: bool, status: int
+) -> None:
+    job = _job(suspend=True)
+    affinity = DIRECTIVES[3]["spec"]["template"]["spec"]["affinity"]
+    pod_affinity = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": []}}
+    job["spec"]["template"]["spec"]["affinity"] = {
+        **affinity,
+        **(pod_affinity if with_pod_affinity else {}),
+    }
+    assert (await call(fake_apiserver, "POST", JOBS, job)).status == 201
+    dropped = _template_patch(affinity=None)
+    reply = await call(fake_apiserver, "PATCH", f"{JOBS}/j1", dropped, content_type=MERGE)
+    assert reply.status == status, reply.json()
