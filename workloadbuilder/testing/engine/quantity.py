@@ -59,13 +59,13 @@ def _go_rem(a: int, b: int) -> int:
     return -r if a < 0 else r
 
 
+# Decimal converts numbers of any length (int() and str() stop at 4300 digits).
 def _to_int(digits: str) -> int:
-    # Decimal converts any length (int() stops at 4300 digits).
     return int(digits) if len(digits) < 4000 else int(Decimal(digits))
 
 
 def _to_text(n: int) -> str:
-    return str(n) if -(10**3999) < n < 10**3999 else str(Decimal(n))
+    return str(n) if n.bit_length() < 13000 else str(Decimal(n))
 
 
 def _strip(n: int, base: int) -> tuple[int, int]:
@@ -231,7 +231,7 @@ def _parse_large(
         scale = _int32(scale + _int32(-exponent))
     else:
         unscaled <<= exponent
-        digits = str(unscaled)
+        digits = _to_text(unscaled)
     if unscaled and scale > -_NANO:
         places = scale + _NANO
         if places > len(digits):
