@@ -308,6 +308,12 @@ def test_what_kubernetes_1_37_writes_for_edge_values() -> None:
     assert canonical("1000e2147483647") == "1e-2147483646"
 
 
+def test_numbers_of_any_length() -> None:
+    # no fraction digits, the largest exponent (quantity.go's canonical form), at any length
+    assert canonical("1" + "0" * 5000 + ".5") == "1" + "0" * 5000 + "500m"
+    assert canonical("0." + "0" * 5000 + "1") == "1n"
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
