@@ -185,8 +185,6 @@ class Quantity:
             if magnitude * 10**step <= _MAX_INT64:
                 magnitude, exponent = magnitude * 10**step, _int32(exponent - step)
                 return (magnitude if self.unscaled > 0 else -magnitude), exponent
-            magnitude, times = _strip(abs(self.unscaled), 10)
-            exponent = _int32(_int32(self.exponent) + times)
         while _go_rem(exponent, 3):
             magnitude, exponent = magnitude * 10, _int32(exponent - 1)
         return (magnitude if self.unscaled > 0 else -magnitude), exponent
