@@ -720,12 +720,16 @@ async def test_a_delete_body_replaces_the_query(fake_apiserver: FakeAPIServer) -
 # -- resource quantities ---------------------------------------------------------------------
 # A Quantity decodes as apimachinery's Quantity.UnmarshalJSON: a JSON string or a number's text,
 # trimmed of spaces, then ParseQuantity. The refused texts are ParseQuantity's own invalid
-# vectors (pkg/api/resource/quantity_test.go), whose errors are ErrFormatWrong or ErrSuffix.
+# vectors (pkg/api/resource/quantity_test.go), whose errors are ErrFormatWrong or ErrSuffix,
+# and texts its arbitrary-precision path refuses (ErrNumeric).
 
 FORMAT_ERROR = (
     "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 )
 SUFFIX_ERROR = "unable to parse quantity's suffix"
+# quantity.go: a text without digits that only the arbitrary-precision path reads (an exponent
+# below nano, or a suffix too large for int64) fails inf.Dec's SetString: ErrNumeric.
+NUMERIC_ERROR = "unable to parse numeric part of quantity"
 
 
 def _pod_asking(cpu: Any, where: str = "requests") -> dict[str, Any]:
@@ -748,6 +752,8 @@ def _pod_asking(cpu: Any, where: str = "requests") -> dict[str, Any]:
         ("-3.01i", SUFFIX_ERROR),
         ("-3.01e-", SUFFIX_ERROR),
         ("1e99999999999999999999", SUFFIX_ERROR),  # the exponent is read as an int64
+        ("e-10", NUMERIC_ERROR),
+        ("Ei", NUMERIC_ERROR),
         ("", FORMAT_ERROR),
         ([1], FORMAT_ERROR),  # the raw JSON text "[1]"
         ({"a": 1}, FORMAT_ERROR),

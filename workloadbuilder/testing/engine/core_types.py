@@ -3,7 +3,8 @@
 The tables use :mod:`~workloadbuilder.testing.engine.object_types`' form (a JSON name to a Go
 type name, a nested ``(struct name, fields)``, or a list of one) and its checker. They cover
 the fields of Pod, Job, Node and PriorityClass that tests commonly set (the status fields the
-server itself reads among them), every field of a Lease and of the RBAC kinds and reviews;
+server itself reads among them, and every ``resource.Quantity`` of a Pod, a Job's template and
+a Node but the DRA claim statuses'), every field of a Lease and of the RBAC kinds and reviews;
 other fields are not looked into.
 """
 
@@ -16,6 +17,8 @@ from workloadbuilder.testing.engine.object_types import (
     INT32,
     INT64,
     MICRO_TIME,
+    OPTIONAL_QUANTITY,
+    QUANTITY,
     RESOURCE_LIST,
     STRING,
     STRING_LIST,
@@ -30,6 +33,14 @@ def _all(go_type: str, *names: str) -> Fields:
     return dict.fromkeys(names, go_type)
 
 
+RESOURCE_REQUIREMENTS: Final = (
+    "ResourceRequirements",
+    {"limits": RESOURCE_LIST, "requests": RESOURCE_LIST},
+)
+RESOURCE_FIELD_SELECTOR: Final = (
+    "ResourceFieldSelector",
+    {"containerName": STRING, "resource": STRING, "divisor": QUANTITY},
+)
 CONTAINER: Final[Fields] = {
     **_all(
         STRING, "name", "image", "workingDir", "restartPolicy", "terminationMessagePath",
@@ -37,8 +48,56 @@ CONTAINER: Final[Fields] = {
     ),
     **_all(BOOL, "stdin", "stdinOnce", "tty"),
     **_all(STRING_LIST, "command", "args"),
-    "resources": ("ResourceRequirements", {"limits": RESOURCE_LIST, "requests": RESOURCE_LIST}),
+    "env": [
+        (
+            "EnvVar",
+            {
+                "name": STRING,
+                "value": STRING,
+                "valueFrom": ("EnvVarSource", {"resourceFieldRef": RESOURCE_FIELD_SELECTOR}),
+            },
+        )
+    ],
+    "resources": RESOURCE_REQUIREMENTS,
 }  # fmt: skip
+_DOWNWARD_API_ITEMS: Final = [
+    ("DownwardAPIVolumeFile", {"path": STRING, "resourceFieldRef": RESOURCE_FIELD_SELECTOR})
+]
+VOLUME: Final[Fields] = {
+    "name": STRING,
+    "emptyDir": ("EmptyDirVolumeSource", {"medium": STRING, "sizeLimit": OPTIONAL_QUANTITY}),
+    "downwardAPI": ("DownwardAPIVolumeSource", {"items": _DOWNWARD_API_ITEMS}),
+    "projected": (
+        "ProjectedVolumeSource",
+        {
+            "sources": [
+                (
+                    "VolumeProjection",
+                    {"downwardAPI": ("DownwardAPIProjection", {"items": _DOWNWARD_API_ITEMS})},
+                )
+            ]
+        },
+    ),
+    "ephemeral": (
+        "EphemeralVolumeSource",
+        {
+            "volumeClaimTemplate": (
+                "PersistentVolumeClaimTemplate",
+                {
+                    "spec": (
+                        "PersistentVolumeClaimSpec",
+                        {
+                            "resources": (
+                                "VolumeResourceRequirements",
+                                {"limits": RESOURCE_LIST, "requests": RESOURCE_LIST},
+                            )
+                        },
+                    )
+                },
+            )
+        },
+    ),
+}
 POD_SPEC: Final[Fields] = {
     **_all(
         STRING, "restartPolicy", "dnsPolicy", "serviceAccountName", "serviceAccount", "nodeName",
@@ -53,10 +112,12 @@ POD_SPEC: Final[Fields] = {
     ),
     "nodeSelector": STRING_MAP,
     "overhead": RESOURCE_LIST,
-    "resources": ("ResourceRequirements", {"limits": RESOURCE_LIST, "requests": RESOURCE_LIST}),
+    "resources": RESOURCE_REQUIREMENTS,
     "schedulingGroup": ("PodSchedulingGroup", {"podGroupName": STRING}),
     "containers": [("Container", CONTAINER)],
     "initContainers": [("Container", CONTAINER)],
+    "ephemeralContainers": [("EphemeralContainer", CONTAINER)],
+    "volumes": [("Volume", VOLUME)],
 }  # fmt: skip
 JOB_SPEC: Final[Fields] = {
     **_all(
@@ -79,9 +140,21 @@ def _conditions(name: str) -> list[tuple[str, Fields]]:
     return [(name, _all(STRING, "type", "status", "reason", "message"))]
 
 
+_CONTAINER_STATUSES: Final = [
+    (
+        "ContainerStatus",
+        {"allocatedResources": RESOURCE_LIST, "resources": RESOURCE_REQUIREMENTS},
+    )
+]
 POD_STATUS: Final[Fields] = {
     **_all(STRING, "phase", "nominatedNodeName"),
     "conditions": _conditions("PodCondition"),
+    "allocatedResources": RESOURCE_LIST,
+    "resources": RESOURCE_REQUIREMENTS,
+    **dict.fromkeys(
+        ["containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"],
+        _CONTAINER_STATUSES,
+    ),
 }
 JOB_STATUS: Final[Fields] = {
     **_all(INT32, "active", "succeeded", "failed"),

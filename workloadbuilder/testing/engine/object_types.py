@@ -4,7 +4,8 @@ The API server decodes a body into Go structs before anything else; a value of t
 type is a 400 ``BadRequest`` whose message is Go's ``json: cannot unmarshal <value> into Go
 struct field <Struct>.<path> of type <type>``. ``null`` is a Go zero value: dropped for a
 field, ``""`` for a map value. Timestamps must parse as RFC 3339 and stay within years
-1-9999 in UTC (a later one could not be written back as RFC 3339).
+1-9999 in UTC (a later one could not be written back as RFC 3339). A ``resource.Quantity``
+is replaced by the canonical text the server writes back (:mod:`.quantity`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import json
 import re
 from datetime import UTC, datetime
 from typing import Any, Final
+
+from workloadbuilder.testing.engine import quantity
 
 STRING: Final = "string"
 INT64: Final = "int64"
@@ -25,7 +28,12 @@ STRING_MAP: Final = "map[string]string"
 STRING_LIST: Final = "[]string"
 OBJECT: Final = "object"
 RESOURCE_LIST: Final = "v1.ResourceList"
-"""``map[ResourceName]resource.Quantity``: each value decoded as ``Quantity.UnmarshalJSON``."""
+"""``map[ResourceName]resource.Quantity``: each value decoded as ``Quantity.UnmarshalJSON``
+and written back in its canonical form."""
+QUANTITY: Final = "resource.Quantity"
+"""A ``resource.Quantity`` field: ``null`` decodes as zero (``"0"``)."""
+OPTIONAL_QUANTITY: Final = "*resource.Quantity"
+"""A ``*resource.Quantity`` field: ``null`` drops it."""
 
 Fields = dict[str, Any]
 """A struct: JSON name to a Go type name, a nested ``(struct name, Fields)``, or a list of one."""
@@ -100,19 +108,6 @@ def json_kind(value: Any) -> str:
 
 _INT_RANGES: Final = {INT32: (-(2**31), 2**31 - 1), INT64: (-(2**63), 2**63 - 1)}
 
-# resource.ParseQuantity: what its scanner accepts (a number, then suffix characters, an
-# optional sign and digits), the suffixes it interprets, and its errors' texts.
-_QUANTITY_SCAN: Final = re.compile(
-    r"[+-]?[0-9]*(?:\.[0-9]*)?(?P<suffix>[eEinumkKMGTP]*[+-]?[0-9]*)"
-)
-_QUANTITY_SUFFIXES: Final = frozenset(
-    ["", "n", "u", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"]
-)
-_INT64_TEXT: Final = re.compile(r"[+-]?[0-9]+")
-QUANTITY_FORMAT_ERROR: Final = (
-    "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
-)
-QUANTITY_SUFFIX_ERROR: Final = "unable to parse quantity's suffix"
 _GO_SPACE: Final = (
     "\t\n\v\f\r \x85\xa0\u1680"
     + "".join(map(chr, range(0x2000, 0x200B)))
@@ -121,24 +116,14 @@ _GO_SPACE: Final = (
 """What Go's ``strings.TrimSpace`` (``unicode.IsSpace``) strips."""
 
 
-def check_quantity(value: Any) -> None:
-    """A ``resource.Quantity`` as JSON (a string, or a number's text), as its decoder reads it."""
+def decode_quantity(value: Any) -> str:
+    """A ``resource.Quantity`` as JSON (a string, or a number's text) decoded as its
+    ``UnmarshalJSON`` does; the canonical text the API server writes back."""
     text = value if isinstance(value, str) else json_text(value)
-    text = text.strip(_GO_SPACE)
-    match = _QUANTITY_SCAN.fullmatch(text) if text else None
-    if match is None:
-        raise TypeMismatch(QUANTITY_FORMAT_ERROR)
-    suffix = match["suffix"]
-    if suffix in _QUANTITY_SUFFIXES:
-        return
-    exponent = suffix[1:]
-    if (
-        suffix[:1] in ("e", "E")
-        and _INT64_TEXT.fullmatch(exponent)
-        and -(2**63) <= int(exponent) < 2**63
-    ):
-        return
-    raise TypeMismatch(QUANTITY_SUFFIX_ERROR)
+    try:
+        return quantity.parse(text.strip(_GO_SPACE)).canonical()
+    except quantity.QuantityError as exc:
+        raise TypeMismatch(str(exc)) from None
 
 
 def json_text(value: Any) -> str:
@@ -219,8 +204,12 @@ def _check_value(value: Any, go_type: Any, struct: str, path: str) -> Any:
             else:
                 check_struct(item, item_type[1], item_type[0], path)
         return value
+    if go_type == QUANTITY:
+        return "0" if value is None else decode_quantity(value)
     if value is None:
         return None
+    if go_type == OPTIONAL_QUANTITY:
+        return decode_quantity(value)
     if go_type == STRING and not isinstance(value, str):
         raise _mismatch(value, struct, path, STRING)
     if go_type == BOOL and not isinstance(value, bool):
@@ -246,10 +235,8 @@ def _check_resource_list(value: Any, struct: str, path: str) -> None:
     if not isinstance(value, dict):
         raise _mismatch(value, struct, path, RESOURCE_LIST)
     for key, item in value.items():
-        if item is None:  # a null Quantity decodes as zero
-            value[key] = "0"
-        else:
-            check_quantity(item)
+        # a null Quantity decodes as zero
+        value[key] = "0" if item is None else decode_quantity(item)
 
 
 def _check_strings(value: Any, go_type: str, struct: str, path: str) -> None:
@@ -272,14 +259,21 @@ def _check_strings(value: Any, go_type: str, struct: str, path: str) -> None:
 
 
 def check_struct(obj: dict[str, Any], fields: Fields, struct: str, prefix: str) -> None:
-    """Check (and normalise ``null``s in) the known fields of ``obj`` in place."""
+    """Check the known fields of ``obj`` and write them back in place as the API server
+    decodes them (``null``s normalised, quantities canonical)."""
     for key in list(obj):
         go_type = fields.get(key)
         if go_type is None:
             continue
         path = f"{prefix}.{key}" if prefix else key
-        if _check_value(obj[key], go_type, struct, path) is None:
+        decoded = _check_value(obj[key], go_type, struct, path)
+        if decoded is None:
             del obj[key]
+        else:
+            obj[key] = decoded
+    for key, go_type in fields.items():
+        if go_type == QUANTITY and key not in obj:  # a Quantity (not a pointer) is never omitted
+            obj[key] = "0"
 
 
 _TIME_KEY: Final = re.compile(r"(Time|Timestamp)$")

@@ -1,27 +1,19 @@
-"""Kubernetes resource quantities (``500m``, ``1Gi``, ``1G``, ``129e6``) as exact fractions."""
+"""Kubernetes resource quantities (``500m``, ``1Gi``, ``1G``, ``129e6``) as exact fractions.
+
+A quantity is read as the API server reads it (:mod:`workloadbuilder.testing.engine.quantity`):
+values finer than ``1n`` round up, ``BinarySI`` values stop at ``2**63 - 1``.
+"""
 
 from __future__ import annotations
 
+import json
 import math
-import re
 from fractions import Fraction
 from typing import Final
 
-# Binary suffixes (Ki = 2**10 ... Ei = 2**60), then decimal ones (n = 10**-9 ... E = 10**18).
-_SUFFIXES: Final = {
-    **{f"{p}i": Fraction(2 ** (10 * k)) for k, p in enumerate("KMGTPE", 1)},
-    **{
-        p: Fraction(10) ** (3 * k)
-        for k, p in enumerate(["n", "u", "m", "", "k", "M", "G", "T", "P", "E"], -3)
-    },
-}
-_QUANTITY: Final = re.compile(
-    r"(?P<number>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))"
-    r"(?:(?P<exp>[eE][+-]?[0-9]+)|(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?)"
-)
+from workloadbuilder.testing.engine import quantity
 
-
-# Beyond this decimal exponent the exact value is not worth its cost (10**(2**62) would not
+# Beyond this decimal exponent the exact value is not worth its cost (10**(2**31) would not
 # finish); such a quantity is refused rather than computed.
 MAX_EXPONENT: Final = 1000
 
@@ -32,21 +24,17 @@ def parse_quantity(value: object) -> Fraction:
         raise ValueError(f"invalid quantity {value!r}: expected a string or a number")
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"invalid quantity {value!r}: expected a finite number")
-    if isinstance(value, int | float):
-        return Fraction(value)
-    match = _QUANTITY.fullmatch(value.strip())
-    if match is None:
+    text = value if isinstance(value, str) else json.dumps(value)
+    try:
+        parsed = quantity.parse(text.strip())
+    except quantity.QuantityError as exc:
         raise ValueError(
             f"invalid quantity {value!r}: expected a number with an optional suffix "
-            "(e.g. '500m', '2', '1Gi', '1G', '129e6')"
+            f"(e.g. '500m', '2', '1Gi', '1G', '129e6'): {exc}"
+        ) from None
+    if parsed.exponent > MAX_EXPONENT:
+        raise ValueError(
+            f"quantity {value!r} is beyond the simulator's range"
+            f" (decimal exponents up to {MAX_EXPONENT})"
         )
-    number = Fraction(match["number"])
-    if match["exp"]:
-        exponent = int(match["exp"][1:])
-        if abs(exponent) > MAX_EXPONENT:
-            raise ValueError(
-                f"quantity {value!r} is beyond the simulator's range"
-                f" (decimal exponents up to {MAX_EXPONENT} either way)"
-            )
-        return number * Fraction(10) ** exponent
-    return number * _SUFFIXES[match["suffix"] or ""]
+    return parsed.value
