@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from server_helpers import PG_PATH, SCHED, apply, bounded, call, pod_group
 
 from workloadbuilder.testing import FakeAPIServer
@@ -219,3 +220,24 @@ async def test_managed_fields_order_apply_before_update(fake_apiserver: FakeAPIS
         "fieldsType",
         "fieldsV1",
     ]
+
+
+@bounded()
+@pytest.mark.parametrize(
+    "fields_v1",
+    [{"f:spec": 5}, {"f:spec": {"f:x": "y"}}, {"bogus": {}}, {"k:not-json": {}}],
+)
+async def test_managed_fields_a_request_cannot_decode_leave_the_stored_ones(
+    fake_apiserver: FakeAPIServer, fields_v1: Any
+) -> None:
+    # The field manager's decodeLiveOrNew: managedFields in a request that do not decode are
+    # not the request's to set; the live object's stay (and the write is not refused).
+    first = await apply(fake_apiserver, pod_group("pg1"), "m1")
+    stored = first.json()
+    sent = {**stored, "metadata": {**stored["metadata"]}}
+    sent["metadata"]["managedFields"] = [
+        {"manager": "x", "operation": "Update", "fieldsType": "FieldsV1", "fieldsV1": fields_v1}
+    ]
+    reply = await call(fake_apiserver, "PUT", f"{PG_PATH}/pg1", sent)
+    assert reply.status == 200, reply.json()
+    assert [m["manager"] for m in reply.json()["metadata"]["managedFields"]] == ["m1"]

@@ -158,19 +158,43 @@ def _sorted(node: dict[str, Any]) -> dict[str, Any]:
     return {k: _sorted(node[k]) for k in sorted(node, key=lambda e: (e != ".", e))}
 
 
-def decode(fields: dict[str, Any], prefix: Path = ()) -> set[Path]:
-    """The paths of a ``fieldsV1`` tree."""
+def decode(fields: Any, prefix: Path = ()) -> set[Path]:
+    """The paths of a ``fieldsV1`` tree; ``ValueError`` if it is not a tree of objects."""
+    if not isinstance(fields, dict):
+        raise ValueError(f"fieldsV1 under {list(prefix)} is not an object")
     out: set[Path] = set()
     for element, child in fields.items():
         if element == ".":
             out.add(prefix)
             continue
+        _check_element(element)
         path = (*prefix, element)
         if child:
             out |= decode(child, path)
-        else:
+        elif isinstance(child, dict):
             out.add(path)
+        else:
+            raise ValueError(f"fieldsV1 under {list(path)} is not an object")
     return out
+
+
+def _check_element(element: str) -> None:
+    """A path element as structured-merge-diff spells it: ``f:<name>``, ``k:<JSON object>``,
+    ``v:<JSON value>`` or ``i:<index>``; ``ValueError`` otherwise."""
+    kind, sep, text = element.partition(":")
+    try:
+        if kind == "f" and sep:
+            return
+        if kind == "k" and isinstance(json.loads(text), dict):
+            return
+        if kind == "v":
+            json.loads(text)
+            return
+        if kind == "i" and text.isdigit():
+            return
+    except ValueError:
+        pass
+    raise ValueError(f"{element!r} is not a field path element")
 
 
 def format_path(path: Path) -> str:

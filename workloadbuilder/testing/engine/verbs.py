@@ -189,7 +189,12 @@ class Engine:
             and given is not None
             and given != stored.obj["metadata"].get("managedFields")
         ):
-            base = managed.parse(given) if isinstance(given, list) else {}
+            try:
+                base = managed.parse(given) if isinstance(given, list) else {}
+            except ValueError:
+                # As the field manager's decodeLiveOrNew: managedFields it cannot decode
+                # are not the request's to set; the stored ones stay.
+                base = stored.entries
         return base
 
     # -- reads -----------------------------------------------------------------------------
