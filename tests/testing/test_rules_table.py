@@ -39,6 +39,14 @@ QNAME_MSG = (
     "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
     "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
 )
+# ValidatePodUpdate's message (kubernetes 1.36.3 pkg/apis/core/validation: updatablePodSpecFields
+# joined by ","); after the newline the test server lists each changed field.
+POD_UPDATES = (
+    "Forbidden: pod updates may not change fields other than `spec.containers[*].image`,"
+    "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only "
+    "additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set "
+    "to 1 if it was previously negative)\n"
+)
 PGTS = "spec.podGroupTemplates"
 CPGTS = "spec.compositePodGroupTemplates"
 T0 = PGTS + "[0]"
@@ -786,7 +794,11 @@ CASES = [
     Case(
         "pod group immutable",
         pod(schedulingGroup={"podGroupName": "b"}),
-        ("FieldValueInvalid", "spec.schedulingGroup", invalid("null: field is immutable")),
+        (
+            "FieldValueForbidden",
+            "spec",
+            POD_UPDATES + 'spec.schedulingGroup.podGroupName: "a" -> "b"',
+        ),
         old=pod(schedulingGroup={"podGroupName": "a"}),
     ),
     # Job scheduling

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from .common import IMMUTABLE, Errs, Obj, items, mapping, short_name
-from .errors import Marshalled, child, forbidden, index, invalid, not_supported, required
+from .errors import Marshalled, child, index, invalid, not_supported, required
 from .internal_core import internal_json
 
 __all__ = [
@@ -23,7 +23,6 @@ __all__ = [
     "validate_job_update",
     "validate_namespace",
     "validate_pod_spec",
-    "validate_pod_update",
 ]
 
 NAME_LABEL: Final = "kubernetes.io/metadata.name"
@@ -153,14 +152,6 @@ def validate_pod_spec(path: str, spec: Any) -> Errs:
         if not c.get("image"):
             errs.append(required(child(at, "image")))
     return errs
-
-
-def validate_pod_update(obj: Obj, old: Obj) -> Errs:
-    """``ValidatePodUpdate``'s first rule: the containers may not be added or removed."""
-    new_containers = items(mapping(obj.get("spec")).get("containers"))
-    if len(new_containers) != len(items(mapping(old.get("spec")).get("containers"))):
-        return [forbidden("spec.containers", "pod updates may not add or remove containers")]
-    return []
 
 
 def validate_job_spec(spec: Any) -> Errs:

@@ -9,7 +9,6 @@ from .common import (
     Errs,
     Obj,
     group_fields_update,
-    immutable,
     list_map,
     long_name,
     mapping,
@@ -26,16 +25,15 @@ _SCHED_PATH = "spec.scheduling"
 _BASIC_ALL = "the disruptionMode `all` is not supported with the Basic scheduling policy"
 
 
-def validate_pod(obj: Obj, old: Obj | None) -> Errs:
-    """``spec.schedulingGroup``: exactly one member, a DNS-subdomain name; immutable."""
+def validate_pod(obj: Obj) -> Errs:
+    """``spec.schedulingGroup``: exactly one member, a DNS-subdomain name (a change is one of
+    the pod updates :mod:`.pod_update` refuses)."""
     group = mapping(obj.get("spec")).get("schedulingGroup")
     errs: Errs = []
     if group is not None:
         errs += union(_GROUP_PATH, group, ["podGroupName"])
         name = mapping(group).get("podGroupName")
         errs += long_name(child(_GROUP_PATH, "podGroupName"), name, is_required=False)
-    if old is not None:
-        errs += immutable(_GROUP_PATH, group, mapping(old.get("spec")).get("schedulingGroup"))
     return errs
 
 

@@ -18,7 +18,6 @@ from .builtin import (
     validate_job_spec,
     validate_job_update,
     validate_pod_spec,
-    validate_pod_update,
 )
 from .common import Errs, Obj, ratcheted
 from .core import drop_disabled_job_fields, validate_job, validate_pod
@@ -31,6 +30,7 @@ from .metadata import (
     validate_object_meta,
     validate_object_meta_update,
 )
+from .pod_update import validate_pod_update
 from .rbac import RBAC_GROUP, default_rbac, validate_rbac
 from .serialized import fill_struct_zero_values
 from .workload import validate_workload, validate_workload_update
@@ -130,9 +130,8 @@ def validate_object(
 
 def _core_rules(kind: str, obj: Obj, old: Obj | None, gates: frozenset[str]) -> Errs:
     if kind == "Pod":
-        errs = validate_pod_spec("spec", obj.get("spec"))
-        containers = validate_pod_update(obj, old) if old is not None else []
-        return errs + (containers or validate_pod(obj, old))  # that rule ends ValidatePodUpdate
+        errs = validate_pod_spec("spec", obj.get("spec")) + validate_pod(obj)
+        return errs + (validate_pod_update(obj, old) if old is not None else [])
     if kind == "Job":
         errs = validate_job_spec(obj.get("spec"))
         if old is not None:
