@@ -21,7 +21,9 @@ __all__ = [
     "default_pod",
     "validate_job_spec",
     "validate_job_update",
+    "validate_mirror_pod",
     "validate_namespace",
+    "validate_pod_images",
     "validate_pod_spec",
 ]
 
@@ -151,6 +153,32 @@ def validate_pod_spec(path: str, spec: Any) -> Errs:
             errs.append(required(child(at, "name")))
         if not c.get("image"):
             errs.append(required(child(at, "image")))
+    return errs
+
+
+MIRROR_ANNOTATION: Final = "kubernetes.io/config.mirror"
+
+
+def validate_mirror_pod(obj: Obj) -> Errs:
+    """``ValidatePodSpecificAnnotations``' first rule: a mirror pod names its node."""
+    annotations = mapping(mapping(obj.get("metadata")).get("annotations"))
+    if MIRROR_ANNOTATION not in annotations or mapping(obj.get("spec")).get("nodeName"):
+        return []
+    at = f"metadata.annotations[{MIRROR_ANNOTATION}]"  # as field.Path.Key writes a map key
+    detail = "must set spec.nodeName if mirror pod annotation is set"
+    return [invalid(at, annotations[MIRROR_ANNOTATION], detail, ratchet=False)]
+
+
+def validate_pod_images(spec: Any) -> Errs:
+    """A pod's own check beyond its template's (``validateContainersOnlyForPod``): no image
+    with leading or trailing whitespace."""
+    errs: Errs = []
+    for key in ("containers", "initContainers"):
+        for i, container in enumerate(items(mapping(spec).get(key))):
+            image = mapping(container).get("image")
+            if isinstance(image, str) and image.strip() != image:
+                at = child(index(child("spec", key), i), "image")
+                errs.append(invalid(at, image, "must not have leading or trailing whitespace"))
     return errs
 
 

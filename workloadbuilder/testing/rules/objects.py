@@ -17,6 +17,8 @@ from .builtin import (
     default_pod,
     validate_job_spec,
     validate_job_update,
+    validate_mirror_pod,
+    validate_pod_images,
     validate_pod_spec,
 )
 from .common import Errs, Obj, ratcheted
@@ -130,7 +132,9 @@ def validate_object(
 
 def _core_rules(kind: str, obj: Obj, old: Obj | None, gates: frozenset[str]) -> Errs:
     if kind == "Pod":
-        errs = validate_pod_spec("spec", obj.get("spec")) + validate_pod(obj)
+        spec = obj.get("spec")
+        errs = validate_mirror_pod(obj) + validate_pod_spec("spec", spec) + validate_pod(obj)
+        errs += validate_pod_images(spec)
         return errs + (validate_pod_update(obj, old) if old is not None else [])
     if kind == "Job":
         errs = validate_job_spec(obj.get("spec"))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Final
 
+from .builtin import MIRROR_ANNOTATION, validate_mirror_pod
 from .common import Errs, Obj, items, mapping
 from .errors import Marshalled, child, forbidden, index, invalid, render_value, required
 from .gojson import marshal
@@ -38,7 +39,6 @@ NOT_UPDATABLE: Final = "pod updates may not change fields other than " + ",".joi
 )
 _MAX_INT32: Final = 2**31 - 1
 _APPARMOR: Final = "container.apparmor.security.beta.kubernetes.io/"
-_MIRROR: Final = "kubernetes.io/config.mirror"
 _REQUIRED_TERMS: Final = "requiredDuringSchedulingIgnoredDuringExecution"
 _TERMS_PATH: Final = "spec.affinity.nodeAffinity." + _REQUIRED_TERMS + ".nodeSelectorTerms"
 
@@ -49,6 +49,7 @@ def validate_pod_update(obj: Obj, old: Obj) -> Errs:
         mapping(mapping(obj.get("metadata")).get("annotations")),
         mapping(mapping(old.get("metadata")).get("annotations")),
     )
+    errs += validate_mirror_pod(obj)  # ValidatePodSpecificAnnotations, once more
     spec, old_spec = mapping(obj.get("spec")), mapping(old.get("spec"))
     for key in ("containers", "initContainers"):
         found, stop = _container_updates(items(spec.get(key)), items(old_spec.get(key)), key)
@@ -82,9 +83,9 @@ def _annotation_updates(new: Obj, old: Obj) -> Errs:
     for key, verb in changed + added:
         at = f"metadata.annotations[{key}]"  # as field.Path.Key writes a map key
         if key.startswith(_APPARMOR):
-            errs.append(forbidden(at, f"may not {verb} AppArmor annotations"))
-        if key == _MIRROR:
-            errs.append(forbidden(at, f"may not {verb} mirror pod annotation"))
+            errs.append(forbidden(at, f"may not {verb} AppArmor annotations", ratchet=False))
+        if key == MIRROR_ANNOTATION:
+            errs.append(forbidden(at, f"may not {verb} mirror pod annotation", ratchet=False))
     return errs
 
 
