@@ -785,10 +785,20 @@ CASES = [
     Case(
         "pod group union",
         pod(schedulingGroup={}),
+        # observed (1.36.2) and 1.36.3's validateSchedulingGroup: reported at the member, null
         (
             "FieldValueInvalid",
-            "spec.schedulingGroup",
-            invalid('"": must specify one of: `podGroupName`'),
+            "spec.schedulingGroup.podGroupName",
+            invalid("null: must specify one of: `podGroupName`"),
+        ),
+    ),
+    Case(
+        "pod group name empty",
+        pod(schedulingGroup={"podGroupName": ""}),
+        (
+            "FieldValueInvalid",
+            "spec.schedulingGroup.podGroupName",
+            invalid('"": ' + SUBDOMAIN_MSG),
         ),
     ),
     Case(
