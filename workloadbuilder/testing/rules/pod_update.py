@@ -51,6 +51,8 @@ def validate_pod_update(obj: Obj, old: Obj) -> Errs:
     )
     errs += validate_mirror_pod(obj)  # ValidatePodSpecificAnnotations, once more
     spec, old_spec = mapping(obj.get("spec")), mapping(old.get("spec"))
+    if spec == old_spec:  # a metadata or status write: no rule below can fail
+        return errs
     for key in ("containers", "initContainers"):
         found, stop = _container_updates(items(spec.get(key)), items(old_spec.get(key)), key)
         errs += found
