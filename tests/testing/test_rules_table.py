@@ -39,6 +39,14 @@ QNAME_MSG = (
     "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
     "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
 )
+# ValidatePodUpdate's message (kubernetes 1.36.3 pkg/apis/core/validation: updatablePodSpecFields
+# joined by ","); after the newline the test server lists each changed field.
+POD_UPDATES = (
+    "Forbidden: pod updates may not change fields other than `spec.containers[*].image`,"
+    "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only "
+    "additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set "
+    "to 1 if it was previously negative)\n"
+)
 PGTS = "spec.podGroupTemplates"
 CPGTS = "spec.compositePodGroupTemplates"
 T0 = PGTS + "[0]"
@@ -777,16 +785,30 @@ CASES = [
     Case(
         "pod group union",
         pod(schedulingGroup={}),
+        # observed (1.36.2) and 1.36.3's validateSchedulingGroup: reported at the member, null
         (
             "FieldValueInvalid",
-            "spec.schedulingGroup",
-            invalid('"": must specify one of: `podGroupName`'),
+            "spec.schedulingGroup.podGroupName",
+            invalid("null: must specify one of: `podGroupName`"),
+        ),
+    ),
+    Case(
+        "pod group name empty",
+        pod(schedulingGroup={"podGroupName": ""}),
+        (
+            "FieldValueInvalid",
+            "spec.schedulingGroup.podGroupName",
+            invalid('"": ' + SUBDOMAIN_MSG),
         ),
     ),
     Case(
         "pod group immutable",
         pod(schedulingGroup={"podGroupName": "b"}),
-        ("FieldValueInvalid", "spec.schedulingGroup", invalid("null: field is immutable")),
+        (
+            "FieldValueForbidden",
+            "spec",
+            POD_UPDATES + 'spec.schedulingGroup.podGroupName: "a" -> "b"',
+        ),
         old=pod(schedulingGroup={"podGroupName": "a"}),
     ),
     # Job scheduling

@@ -13,6 +13,10 @@ A PodGroup (and a CompositePodGroup) is resolved the same way (kubernetes/api 1.
 or 0; with the PodGroupPreemptionPolicy gate (the field exists only then) ``spec.preemptionPolicy``
 from the class, ``PreemptLowerPriority`` when the class sets none.
 
+On a Pod's update the plugin only keeps what it set: a ``spec.priority`` or
+``spec.preemptionPolicy`` the update leaves out is the old pod's (so a PUT of the manifest
+that created the pod is no change to them).
+
 TaintNodesByCondition: a new Node gets the ``node.kubernetes.io/not-ready:NoSchedule`` taint,
 even when created with ``Ready`` True (observed); the node lifecycle stand-in removes it.
 """
@@ -128,3 +132,16 @@ def admit_priority(
     spec["priority"] = priority
     if "PodGroupPreemptionPolicy" in gates and "preemptionPolicy" not in spec:
         spec["preemptionPolicy"] = policy
+
+
+def admit_pod_update(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
+    """Priority admission of a Pod's update: a missing priority or preemption policy is the
+    old pod's (``plugin/pkg/admission/priority``)."""
+    if (rt.group, rt.kind) != ("", "Pod"):
+        return
+    spec, old_spec = obj.get("spec"), old.get("spec")
+    if not isinstance(spec, dict) or not isinstance(old_spec, dict):
+        return
+    for key in ("priority", "preemptionPolicy"):
+        if spec.get(key) is None and old_spec.get(key) is not None:
+            spec[key] = old_spec[key]

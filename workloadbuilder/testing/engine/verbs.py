@@ -20,7 +20,7 @@ from workloadbuilder.testing.apply.merge import (
 from workloadbuilder.testing.common import errors
 from workloadbuilder.testing.common.resources import Registry, ResourceType
 from workloadbuilder.testing.engine import checks, grace
-from workloadbuilder.testing.engine.admission import admit_priority
+from workloadbuilder.testing.engine.admission import admit_pod_update, admit_priority
 from workloadbuilder.testing.engine.controllers import Controllers
 from workloadbuilder.testing.engine.objects import (
     NAMESPACES,
@@ -440,6 +440,8 @@ class Engine:
         )
         if stored is None:
             admit_priority(self.store, rt, obj, self.registry.gates)
+        else:
+            admit_pod_update(rt, obj, stored.obj)
         self._validate(rt, stored, obj)
         meta = obj["metadata"]
         if stored is not None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from .common import IMMUTABLE, Errs, Obj, items, mapping, short_name
-from .errors import Marshalled, child, forbidden, index, invalid, not_supported, required
+from .errors import Marshalled, child, index, invalid, not_supported, required
 from .internal_core import internal_json
 
 __all__ = [
@@ -21,9 +21,10 @@ __all__ = [
     "default_pod",
     "validate_job_spec",
     "validate_job_update",
+    "validate_mirror_pod",
     "validate_namespace",
+    "validate_pod_images",
     "validate_pod_spec",
-    "validate_pod_update",
 ]
 
 NAME_LABEL: Final = "kubernetes.io/metadata.name"
@@ -155,12 +156,30 @@ def validate_pod_spec(path: str, spec: Any) -> Errs:
     return errs
 
 
-def validate_pod_update(obj: Obj, old: Obj) -> Errs:
-    """``ValidatePodUpdate``'s first rule: the containers may not be added or removed."""
-    new_containers = items(mapping(obj.get("spec")).get("containers"))
-    if len(new_containers) != len(items(mapping(old.get("spec")).get("containers"))):
-        return [forbidden("spec.containers", "pod updates may not add or remove containers")]
-    return []
+MIRROR_ANNOTATION: Final = "kubernetes.io/config.mirror"
+
+
+def validate_mirror_pod(obj: Obj) -> Errs:
+    """``ValidatePodSpecificAnnotations``' first rule: a mirror pod names its node."""
+    annotations = mapping(mapping(obj.get("metadata")).get("annotations"))
+    if MIRROR_ANNOTATION not in annotations or mapping(obj.get("spec")).get("nodeName"):
+        return []
+    at = f"metadata.annotations[{MIRROR_ANNOTATION}]"  # as field.Path.Key writes a map key
+    detail = "must set spec.nodeName if mirror pod annotation is set"
+    return [invalid(at, annotations[MIRROR_ANNOTATION], detail, ratchet=False)]
+
+
+def validate_pod_images(spec: Any) -> Errs:
+    """A pod's own check beyond its template's (``validateContainersOnlyForPod``): no image
+    with leading or trailing whitespace."""
+    errs: Errs = []
+    for key in ("containers", "initContainers"):
+        for i, container in enumerate(items(mapping(spec).get(key))):
+            image = mapping(container).get("image")
+            if isinstance(image, str) and image.strip() != image:
+                at = child(index(child("spec", key), i), "image")
+                errs.append(invalid(at, image, "must not have leading or trailing whitespace"))
+    return errs
 
 
 def validate_job_spec(spec: Any) -> Errs:

@@ -9,9 +9,7 @@ from .common import (
     Errs,
     Obj,
     group_fields_update,
-    immutable,
     list_map,
-    long_name,
     mapping,
     resource_claim,
     scheduling_policy,
@@ -20,23 +18,26 @@ from .common import (
     union,
 )
 from .errors import child, forbidden, invalid
+from .formats import dns_subdomain
 
 _GROUP_PATH = "spec.schedulingGroup"
 _SCHED_PATH = "spec.scheduling"
 _BASIC_ALL = "the disruptionMode `all` is not supported with the Basic scheduling policy"
 
 
-def validate_pod(obj: Obj, old: Obj | None) -> Errs:
-    """``spec.schedulingGroup``: exactly one member, a DNS-subdomain name; immutable."""
+def validate_pod(obj: Obj) -> Errs:
+    """``spec.schedulingGroup`` (``validateSchedulingGroup``): its one member, ``podGroupName``,
+    set to a DNS subdomain (a change is one of the pod updates :mod:`.pod_update` refuses)."""
     group = mapping(obj.get("spec")).get("schedulingGroup")
-    errs: Errs = []
-    if group is not None:
-        errs += union(_GROUP_PATH, group, ["podGroupName"])
-        name = mapping(group).get("podGroupName")
-        errs += long_name(child(_GROUP_PATH, "podGroupName"), name, is_required=False)
-    if old is not None:
-        errs += immutable(_GROUP_PATH, group, mapping(old.get("spec")).get("schedulingGroup"))
-    return errs
+    if group is None:
+        return []
+    path = child(_GROUP_PATH, "podGroupName")
+    name = mapping(group).get("podGroupName")
+    if name is None:  # a one-of with a single member, reported at the member (observed)
+        return [invalid(path, None, "must specify one of: `podGroupName`")]
+    if not isinstance(name, str):
+        return []
+    return [invalid(path, name, msg) for msg in dns_subdomain(name)]
 
 
 def drop_disabled_job_fields(obj: Obj, old: Obj | None, gates: frozenset[str]) -> None:

@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from .gojson import marshal
 
-__all__ = ["LAYOUTS", "Field", "internal_json", "layout"]
+__all__ = ["LAYOUTS", "Field", "converted", "internal_json", "is_tagged", "layout"]
 
 _CONTAINER: Final = (
     "Name Image Command:* Args:* WorkingDir Ports:[ContainerPort] EnvFrom:[EnvFromSource]"
@@ -372,6 +372,17 @@ _CONVERSIONS: Final[dict[str, Callable[[dict[str, Any]], dict[str, Any]]]] = {
 }
 
 
+def is_tagged(type_name: str) -> bool:
+    """Whether the type is a JSON-tagged ``metav1`` type (its fields named by their JSON)."""
+    return _PARSED[type_name].tagged
+
+
+def converted(type_name: str, value: dict[str, Any]) -> dict[str, Any]:
+    """``value`` (v1 JSON) with the v1-to-internal conversion of its type applied, if any."""
+    convert = _CONVERSIONS.get(type_name)
+    return value if convert is None else convert(value)
+
+
 def internal_json(type_name: str, value: Any) -> str:
     """``value`` (the ``v1`` JSON of ``type_name``, as stored) as ``json.Marshal`` writes the
     internal Go struct it converts to."""
@@ -381,9 +392,7 @@ def internal_json(type_name: str, value: Any) -> str:
 
 
 def _fields(type_name: str, value: dict[str, Any], parts: list[str]) -> None:
-    convert = _CONVERSIONS.get(type_name)
-    if convert is not None:
-        value = convert(value)
+    value = converted(type_name, value)
     shape = _PARSED[type_name]
     for field in shape.fields:
         if field.embedded:

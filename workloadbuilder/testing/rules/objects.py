@@ -17,8 +17,9 @@ from .builtin import (
     default_pod,
     validate_job_spec,
     validate_job_update,
+    validate_mirror_pod,
+    validate_pod_images,
     validate_pod_spec,
-    validate_pod_update,
 )
 from .common import Errs, Obj, ratcheted
 from .core import drop_disabled_job_fields, validate_job, validate_pod
@@ -31,6 +32,7 @@ from .metadata import (
     validate_object_meta,
     validate_object_meta_update,
 )
+from .pod_update import validate_pod_update
 from .rbac import RBAC_GROUP, default_rbac, validate_rbac
 from .serialized import fill_struct_zero_values
 from .workload import validate_workload, validate_workload_update
@@ -130,9 +132,10 @@ def validate_object(
 
 def _core_rules(kind: str, obj: Obj, old: Obj | None, gates: frozenset[str]) -> Errs:
     if kind == "Pod":
-        errs = validate_pod_spec("spec", obj.get("spec"))
-        containers = validate_pod_update(obj, old) if old is not None else []
-        return errs + (containers or validate_pod(obj, old))  # that rule ends ValidatePodUpdate
+        spec = obj.get("spec")
+        errs = validate_mirror_pod(obj) + validate_pod_spec("spec", spec) + validate_pod(obj)
+        errs += validate_pod_images(spec)
+        return errs + (validate_pod_update(obj, old) if old is not None else [])
     if kind == "Job":
         errs = validate_job_spec(obj.get("spec"))
         if old is not None:
