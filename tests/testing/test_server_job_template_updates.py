@@ -127,3 +127,18 @@ async def test_a_suspended_job_may_drop_an_affinity_that_was_only_node_affinity(
     dropped = _template_patch(affinity=None)
     reply = await call(fake_apiserver, "PATCH", f"{JOBS}/j1", dropped, content_type=MERGE)
     assert reply.status == status, reply.json()
+
+
+@bounded()
+async def test_the_template_is_compared_semantically(fake_apiserver: FakeAPIServer) -> None:
+    # apiequality.Semantic.DeepEqual: an empty list equals a missing one, quantities compare by
+    # value; so re-sending the template that way is no change.
+    job = _job(suspend=False)
+    job["spec"]["template"]["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "1"}}
+    assert (await call(fake_apiserver, "POST", JOBS, job)).status == 201
+    same = _template_patch(
+        tolerations=[],
+        containers=[{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "1000m"}}}],
+    )
+    reply = await call(fake_apiserver, "PATCH", f"{JOBS}/j1", same, content_type=MERGE)
+    assert reply.status == 200, reply.json()

@@ -20,8 +20,8 @@ import pytest
 from server_helpers import APPLY, bounded, call, pod
 
 from workloadbuilder.testing import FakeAPIServer, SimNode
-from workloadbuilder.testing.engine import quantity
 from workloadbuilder.testing.engine.object_types import TypeMismatch, decode_quantity
+from workloadbuilder.testing.rules import quantity
 from workloadbuilder.testing.sim.model import pod_requests
 
 POD_PATH = "/api/v1/namespaces/default/pods"

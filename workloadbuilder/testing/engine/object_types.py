@@ -15,7 +15,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from workloadbuilder.testing.engine import quantity
+from workloadbuilder.testing.rules import quantity
 
 STRING: Final = "string"
 INT64: Final = "int64"

@@ -14,6 +14,7 @@ from typing import Any, Final
 from .common import IMMUTABLE, Errs, Obj, items, mapping, short_name
 from .errors import Marshalled, child, index, invalid, not_supported, required
 from .internal_core import internal_json
+from .semantic import normal
 
 __all__ = [
     "default_job",
@@ -210,7 +211,7 @@ def validate_job_update(obj: Obj, old: Obj) -> Errs:
     suspended = mapping(old.get("spec")).get("suspend") is True
     if suspended and mapping(old.get("status")).get("startTime") is None:
         old_template = _with_scheduling_directives(mapping(old_template), mapping(template))
-    if template == old_template:
+    if normal("PodTemplateSpec", template) == normal("PodTemplateSpec", old_template):
         return []
     rendered = Marshalled(internal_json("PodTemplateSpec", template))
     return [invalid("spec.template", rendered, IMMUTABLE, ratchet=False)]

@@ -10,10 +10,10 @@ through the layouts of :mod:`.internal_core`, so that ``==`` decides as the API 
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 from typing import Any, Final
 
+from . import quantity
 from .internal_core import converted, is_tagged, layout
 
 __all__ = ["MapKey", "Path", "differences", "normal", "v1_path"]
@@ -29,17 +29,6 @@ _QUANTITIES: Final = frozenset(
         ("EmptyDirVolumeSource", "SizeLimit"),
     }
 )
-_QUANTITY: Final = re.compile(
-    r"(?P<number>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))"
-    r"(?:(?P<exp>[eE][+-]?[0-9]+)|(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?)"
-)
-_SUFFIXES: Final = {
-    **{f"{p}i": Fraction(2 ** (10 * k)) for k, p in enumerate("KMGTPE", 1)},
-    **{
-        p: Fraction(10) ** (3 * k)
-        for k, p in enumerate(["n", "u", "m", "", "k", "M", "G", "T", "P", "E"], -3)
-    },
-}
 # v1 keeps these on the PodSpec; the internal type moves them into its security context.
 _HOST_FIELDS: Final = frozenset(
     {"hostNetwork", "hostPID", "hostIPC", "shareProcessNamespace", "hostUsers"}
@@ -57,17 +46,20 @@ class MapKey(str):
 
 
 def _quantity(value: Any) -> Any:
-    """A quantity's exact value; what does not parse stays as it is."""
+    """A quantity's exact value (as ``ParseQuantity`` reads it); what does not parse, or whose
+    exponent is beyond any stored value's, stays as it is."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         return Fraction(value)
-    match = _QUANTITY.fullmatch(value.strip()) if isinstance(value, str) else None
-    if match is None:
+    if not isinstance(value, str):
         return value
-    number = Fraction(match["number"])
-    if match["exp"]:
-        exponent = int(match["exp"][1:])
-        return number * Fraction(10) ** exponent if abs(exponent) <= 1000 else value
-    return number * _SUFFIXES[match["suffix"] or ""]
+    try:
+        parsed = quantity.parse(value.strip())
+    except quantity.QuantityError:
+        return value
+    return parsed.value if abs(parsed.exponent) <= _MAX_EXPONENT else value
+
+
+_MAX_EXPONENT: Final = 1000
 
 
 def _scalars(type_name: str, name: str, item: Any) -> Any:

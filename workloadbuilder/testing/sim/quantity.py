@@ -1,6 +1,6 @@
 """Kubernetes resource quantities (``500m``, ``1Gi``, ``1G``, ``129e6``) as exact fractions.
 
-A quantity is read as the API server reads it (:mod:`workloadbuilder.testing.engine.quantity`):
+A quantity is read as the API server reads it (:mod:`workloadbuilder.testing.rules.quantity`):
 values finer than ``1n`` round up, ``BinarySI`` values stop at ``2**63 - 1``.
 """
 
@@ -11,7 +11,7 @@ import math
 from fractions import Fraction
 from typing import Final
 
-from workloadbuilder.testing.engine import quantity
+from workloadbuilder.testing.rules import quantity
 
 # Beyond this decimal exponent the exact value is not worth its cost (10**(2**31) would not
 # finish); such a quantity is refused rather than computed.
