@@ -3,10 +3,12 @@
 A tree is immutable, and what ``validate()`` answers, the Workload compiled from it and the
 spec every stamp of a template shares follow from the tree and the options alone, when every
 item resolves alone (no callbacks: ``validation.resolves_alone``). So a tree ``validate()``
-found nothing in keeps, per value of the options (``options_key``), that verdict and, once
-made, the Workload's JSON and its stamps' specs (``Compiled``), for the next Builder of the
-same tree and options of the same value: it answers ``validate()`` and compiles without
-doing it again, with the same result.
+found nothing in keeps, per value of the options (``options_key``), that verdict: the next
+Builder of the same tree and options of the same value answers ``validate()`` without doing
+it again, and keeps what it compiles (``Compiled``: the Workload's JSON, its stamps' specs) for
+the Builders after it, which take it as it is and compile the ``to_dict()`` of what they
+release. A tree released once keeps only the verdict. Options of a value whose own rules
+held (the Workload's name, namespace, owner) are not checked again for any tree.
 
 ``BuildOptions`` is frozen but for its owner, an ``OwnerReference`` model that can be changed
 in place: ``options_key`` reads every field each time, the owner's too, with their types
@@ -23,11 +25,19 @@ from .api.meta_v1 import OwnerReference
 from .api.scheduling_v1alpha3 import CompositePodGroup
 from .api.scheduling_v1beta1 import PodGroup, Workload
 from .api.sdk import JsonFactory, deferred_json, json_factory
+from .field import ErrorList
 from .item import WorkloadItem
 from .options import BuildOptions
-from .validation import resolves_alone
+from .validation import TreeCheckCache, resolves_alone, validate_tree
 
-__all__ = ["Compiled", "OptionsKey", "compiled_for", "options_key", "remember_clean"]
+__all__ = [
+    "Compiled",
+    "OptionsKey",
+    "compiled_for",
+    "options_key",
+    "still_of_value",
+    "validate_again",
+]
 
 OptionsKey = tuple[object, ...]
 
@@ -37,13 +47,28 @@ _RESOLVES_ALONE: Final = "every item resolves alone"
 _COMPILED: Final = "compiled per options value"
 # Options values kept per tree: a controller uses one or a few.
 _MAX_KEPT: Final = 8
+# Options values whose own rules held (the Workload's name, namespace and owner), whatever
+# the tree: a controller builds with one or a few.
+_OPTIONS_CLEAN: dict[OptionsKey, bool] = {}
+_MAX_OPTIONS_CLEAN: Final = 256
 # Stamp functions compiled per tree and options value: each takes about 0.1 ms and 3 KB to
 # make, once; a wider tree's other templates keep their generic function.
 _MAX_COMPILED_STAMPS: Final = 64
 _UNSET: Final[Any] = object()
+_OTHER: Final[Any] = object()
 _WORKLOAD: Final = "workload"
 _PARENT: Final = "parentCompositePodGroupName"
 _NAME: Final = ("metadata", "name")
+
+
+def _owner_value(owner: object) -> object:
+    """The owner's fields and their types now; ``_OTHER`` for an owner of another type."""
+    if owner is None:
+        return None
+    if type(owner) is not OwnerReference:
+        return _OTHER
+    values = owner.__dict__.values()
+    return (*values, *map(type, values))
 
 
 def options_key(options: BuildOptions) -> OptionsKey | None:
@@ -52,20 +77,15 @@ def options_key(options: BuildOptions) -> OptionsKey | None:
     field that cannot be hashed)."""
     if type(options) is not BuildOptions:
         return None
-    owner = options.owner
-    if owner is None:
-        owned: object = None
-    elif type(owner) is OwnerReference:
-        values = tuple(owner.__dict__.values())
-        owned = (values, tuple(map(type, values)))
-    else:
+    owned = _owner_value(options.owner)
+    if owned is _OTHER:
         return None
     key = (
+        owned,
         options.name,
         type(options.name),
         options.namespace,
         type(options.namespace),
-        owned,
         options.allowed_policies,
         options.allowed_disruption_modes,
         options.disable_declarative_validation,
@@ -77,6 +97,12 @@ def options_key(options: BuildOptions) -> OptionsKey | None:
     except TypeError:
         return None
     return key
+
+
+def still_of_value(options: BuildOptions, key: OptionsKey) -> bool:
+    """Whether ``options``, of value ``key`` when it was taken, still is: only its owner can
+    have changed (the options are frozen, their fields immutable), so only it is read again."""
+    return _owner_value(options.owner) == key[0]
 
 
 class Compiled:
@@ -166,28 +192,58 @@ def _resolves_alone(root: WorkloadItem) -> bool:
     return known
 
 
-def compiled_for(root: WorkloadItem, key: OptionsKey | None) -> Compiled | None:
-    """The ``Compiled`` of ``root`` under options of value ``key``: there is one when
-    ``validate()`` of this tree found nothing (without an old tree) under such options."""
-    if key is None:
+def compiled_for(root: WorkloadItem, key: OptionsKey) -> Compiled | None:
+    """The ``Compiled`` the Builders of ``root`` share under options of value ``key``, made on
+    first call; ``None`` unless ``validate()`` of this tree found nothing under such options
+    (without an old tree)."""
+    kept: dict[OptionsKey, Compiled | None] | None = root.derived().get(_COMPILED)
+    if kept is None or key not in kept:
         return None
-    kept: dict[OptionsKey, Compiled] | None = root.derived().get(_COMPILED)
-    return None if kept is None else kept.get(key)
-
-
-def remember_clean(root: WorkloadItem, key: OptionsKey | None) -> Compiled | None:
-    """Record that ``validate()`` of ``root`` (without an old tree) found nothing under options
-    of value ``key``; the ``Compiled`` they share, or ``None`` when the tree has items that do
-    not resolve alone (their answer may change)."""
-    if key is None or not _resolves_alone(root):
-        return None
-    derived = root.derived()
-    kept: dict[OptionsKey, Compiled] | None = derived.get(_COMPILED)
-    if kept is None:
-        kept = derived[_COMPILED] = {}
-    compiled = kept.get(key)
+    compiled = kept[key]
     if compiled is None:
-        if len(kept) >= _MAX_KEPT:
-            kept.clear()
         compiled = kept[key] = Compiled()
     return compiled
+
+
+def _remember_clean(root: WorkloadItem, key: OptionsKey) -> None:
+    """Record that ``validate()`` of ``root`` (without an old tree) found nothing under options
+    of value ``key``, when every item resolves alone (else the answer may change)."""
+    if not _resolves_alone(root):
+        return
+    derived = root.derived()
+    kept: dict[OptionsKey, Compiled | None] | None = derived.get(_COMPILED)
+    if kept is None:
+        kept = derived[_COMPILED] = {}
+    if key not in kept:
+        if len(kept) >= _MAX_KEPT:
+            kept.clear()
+        kept[key] = None  # a Compiled once a Builder validates the tree again
+
+
+def validate_again(
+    root: WorkloadItem | None,
+    options: BuildOptions,
+    old_root: WorkloadItem | None,
+    facts: TreeCheckCache | None,
+) -> tuple[ErrorList, OptionsKey | None]:
+    """``validation.validate_tree(root, options, old_root, facts)``: not run again for a tree
+    found clean under options of the same value (without an old tree), nor the options' own
+    rules for options of a value they held for. With the errors, the options' value when the
+    tree was found clean before (its ``compiled_for`` then holds), else ``None``."""
+    key = options_key(options) if root is not None else None
+    if key is None or root is None:
+        return validate_tree(root, options, old_root, facts), None
+    if old_root is None:
+        kept: dict[OptionsKey, Compiled | None] | None = root.derived().get(_COMPILED)
+        if kept is not None and key in kept:
+            return ErrorList(), key
+    known = key in _OPTIONS_CLEAN
+    errors = validate_tree(root, options, old_root, facts, workload_rules=not known)
+    if not errors:  # the options' own rules held too (or were known to)
+        if not known:
+            if len(_OPTIONS_CLEAN) >= _MAX_OPTIONS_CLEAN:
+                _OPTIONS_CLEAN.clear()
+            _OPTIONS_CLEAN[key] = True
+        if old_root is None:
+            _remember_clean(root, key)
+    return errors, None

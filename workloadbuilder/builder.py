@@ -8,7 +8,7 @@ from typing import Any, TypeVar, cast
 from pydantic import ValidationError
 
 from ._gorender import go_quote
-from ._reuse import Compiled, OptionsKey, compiled_for, options_key, remember_clean
+from ._reuse import Compiled, OptionsKey, compiled_for, still_of_value, validate_again
 from ._stampjson import (
     check_names,
     stamp_json_factory,
@@ -46,7 +46,7 @@ from .options import (
     controller_ref,
 )
 from .roots import MIXED_KINDS, as_roots, templates_key, validate_roots
-from .validation import MAX_TREE_DEPTH, TreeCheckCache, resolves_alone, validate_tree
+from .validation import MAX_TREE_DEPTH, TreeCheckCache, resolves_alone
 
 __all__ = [
     "BuildError",
@@ -126,7 +126,7 @@ class Builder:
         # Whether validate() found nothing with every rule on (the compiled JSON is valid).
         self._validated = False
         # Whether validate() without an old root found nothing (release() does not repeat it),
-        # and the value of the options it saw then (_reuse.py).
+        # and the value of the options when it was found so before (_reuse.py).
         self._clean = False
         self._key: OptionsKey | None = None
         # The JSON of workload() (serialised once, never changed: build_workload()'s copies
@@ -199,16 +199,9 @@ class Builder:
                 (o for o in old_root if getattr(o, "name", None) == getattr(self._root, "name", 0)),
                 None,
             )
-        options, root = self.options, self._root
-        key = options_key(options) if old_root is None and root is not None else None
-        if root is not None and compiled_for(root, key) is not None:
-            errors = ErrorList()  # this tree was found clean under options of this value
-        else:
-            errors = validate_tree(root, options, old_root, self._facts)
-            if not errors and root is not None:
-                remember_clean(root, key)
+        options = self.options
+        errors, self._key = validate_again(self._root, options, old_root, self._facts)
         self._clean = not errors and old_root is None
-        self._key = key if self._clean else None
         if (
             self._clean
             and options.check_api_server_rules
@@ -415,12 +408,14 @@ class Builder:
 
     def _document(self) -> dict[str, Any]:
         """``workload().to_dict()``, made once (shared, never changed)."""
-        workload = self.workload()  # compiled first: it may take what a Builder shared
-        shared = self._shared
-        document = shared.view
-        if document is None:
-            view = json_view(workload)
-            document = shared.view = view if view is not None else workload.to_dict()
+        document = self._shared.view
+        if document is None or self._workload is None:
+            workload = self.workload()  # compiled first: it may take what a Builder shared
+            shared = self._shared
+            document = shared.view
+            if document is None:
+                view = json_view(workload)
+                document = shared.view = view if view is not None else workload.to_dict()
         return document
 
     def workload(self) -> Workload:
@@ -440,7 +435,7 @@ class Builder:
         """What the Builders of this tree share with options of the value ``validate()`` found
         it clean under, while the options still have that value (their owner can change)."""
         key = self._key
-        if key is None or self._root is None or options_key(self._options) != key:
+        if key is None or self._root is None or not still_of_value(self._options, key):
             return None
         return compiled_for(self._root, key)
 

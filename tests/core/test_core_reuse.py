@@ -74,7 +74,7 @@ def test_a_tree_released_again_gives_what_it_gave_the_first_time(
         _forget(root)
         first.append(_release(root, options))
     _forget(root)
-    for _ in range(3):  # the first run keeps, the second compiles, the third reuses both
+    for _ in range(4):  # kept: the verdict, then the Workload, then compiled to_dict()s
         for options, expected in zip(runs, first, strict=True):
             assert _release(root, options) == expected
 
@@ -188,7 +188,7 @@ def test_the_widest_tree_released_again_conforms() -> None:
         policy=wb.gang(min_group_count=width),
     )
     first = [o.to_dict() for o in Builder(root, _options()).release().ordered]
-    for _ in range(2):  # kept, then compiled: some templates' functions, not all
+    for _ in range(3):  # kept, then compiled: some templates' functions, not all
         builder = Builder(root, _options())
         assert builder.validate() == []
         assert [o.to_dict() for o in builder.release().ordered] == first
@@ -207,3 +207,16 @@ def test_each_release_names_its_objects_with_its_own_callable() -> None:
         assert got == released(_release_tree(), prefix)
         parents = {o["spec"].get("parentCompositePodGroupName") for o in got[1:]}
         assert parents == {None, f"{prefix}-workload-root"}
+
+
+def test_options_whose_owner_became_invalid_are_checked_for_every_new_tree() -> None:
+    owner = job_owner()
+    options = _options(owner)
+    for _ in range(2):
+        assert Builder(_release_tree(), options).validate() == []
+    owner.uid = ""
+    for _ in range(2):  # a new tree each time, as a controller's reconcile builds it
+        fields = [e.field for e in Builder(_release_tree(), options).validate()]
+        assert fields == ["metadata.ownerReferences[0].uid"]
+    owner.uid = "job-uid"
+    assert Builder(_release_tree(), options).validate() == []
