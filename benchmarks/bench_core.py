@@ -15,8 +15,10 @@ Two workloads:
 For each, the SDK path builds the item tree, validates it, compiles the Workload and stamps
 every runtime object (``instantiate``); "+ to_dict" also serializes every object to its JSON
 dict. The first row validates the same tree object on every call (what validation finds of an
-item alone is kept with it, ``WorkloadItem.derived()``), the second a new equal tree each time
-(made beforehand, outside the timing), the third builds that tree in the timed call too.
+item alone is kept with it, ``WorkloadItem.derived()``, and a tree found clean keeps that
+verdict and what it compiles per value of the options, ``workloadbuilder/_reuse.py``), the
+second a new equal tree each time (made beforehand, outside the timing), the third builds
+that tree in the timed call too.
 The baseline is hand-written functions producing the same JSON dicts (same names, same
 fields), with no checking at all; names come from the same naming helper on both sides. The
 ratio is SDK / baseline, medians of interleaved samples (``benchmarks/_harness.py``).

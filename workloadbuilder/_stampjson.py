@@ -21,6 +21,7 @@ from .api.sdk import JsonFactory, deferred_json
 __all__ = [
     "COMPOSITE_SPEC_FIELDS",
     "POD_GROUP_SPEC_FIELDS",
+    "check_names",
     "flat_copy",
     "stamp_json_factory",
     "stamp_spec",
@@ -132,3 +133,12 @@ def templates_by_name(
     for template in every_composite:
         leaves.update((t["name"], t) for t in template.get("podGroupTemplates", ()))
     return leaves, {t["name"]: t for t in every_composite}
+
+
+def check_names(name: object, template_name: object) -> None:
+    """``TypeError`` unless a stamp's name and its template's name are both ``str``."""
+    if isinstance(name, str) and isinstance(template_name, str):
+        return
+    for label, value in (("the object's name", name), ("template_name", template_name)):
+        if not isinstance(value, str):
+            raise TypeError(f"{label} must be a str, not {type(value).__name__}")

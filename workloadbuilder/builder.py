@@ -8,8 +8,9 @@ from typing import Any, TypeVar, cast
 from pydantic import ValidationError
 
 from ._gorender import go_quote
+from ._reuse import Compiled, OptionsKey, compiled_for, still_of_value, validate_again
 from ._stampjson import (
-    flat_copy,
+    check_names,
     stamp_json_factory,
     stamp_spec,
     templates_by_name,
@@ -26,7 +27,6 @@ from .api.scheduling_v1beta1 import (
 )
 from .api.sdk import (
     DeferredModel,
-    JsonFactory,
     deferred,
     deferred_json,
     deferred_maker,
@@ -46,7 +46,7 @@ from .options import (
     controller_ref,
 )
 from .roots import MIXED_KINDS, as_roots, templates_key, validate_roots
-from .validation import MAX_TREE_DEPTH, TreeCheckCache, resolves_alone, validate_tree
+from .validation import MAX_TREE_DEPTH, TreeCheckCache, resolves_alone
 
 __all__ = [
     "BuildError",
@@ -123,24 +123,20 @@ class Builder:
         self._all_facts = [TreeCheckCache(r) for r in roots] if roots is not None else None
         self._workload: Workload | None = None
         self._existing: Workload | None = None
-        # The JSON of workload(), serialised once and never changed: build_workload()'s copies
-        # and the stamps share its parts.
-        self._workload_document: dict[str, Any] | None = None
         # Whether validate() found nothing with every rule on (the compiled JSON is valid).
         self._validated = False
-        # Whether validate() without an old root found nothing (release() does not repeat it).
+        # Whether validate() without an old root found nothing (release() does not repeat it),
+        # and the value of the options when it was found so before (_reuse.py).
         self._clean = False
-        self._pod_group_templates: dict[str, dict[str, Any]] | None = None
-        self._composite_templates: dict[str, dict[str, Any]] | None = None
-        # What stamping reads once: each template's spec JSON, the owner's, the namespace.
-        self._leaf_stamps: dict[str, dict[str, Any]] = {}
-        self._composite_stamps: dict[str, dict[str, Any]] = {}
-        # Each template's stamps' to_dict(), made with its spec (_stampjson.py).
-        self._stamp_json: dict[tuple[bool, str], JsonFactory | None] = {}
-        self._owner_copy: Callable[[], dict[str, Any]] | None = None
-        self._compiled_owner_json: dict[str, Any] | None = None
-        self._owner_json: dict[str, Any] | None = None
-        self._stamp_namespace: str | None = None
+        self._key: OptionsKey | None = None
+        # The JSON of workload() (serialised once, never changed: build_workload()'s copies
+        # and the stamps share its parts), what stamping reads once (each template's spec
+        # JSON and to_dict(), the owner's JSON, the namespace): this Builder's own, or what
+        # the Builders of a tree validated under options of the same value share.
+        self._shared = Compiled()
+        self._stamping = False
+        # Whether _shared came from an earlier Builder (then to_dict() functions are compiled).
+        self._reusing = False
         # Stamps of each template by kind, and the templates stamped often enough to have
         # their to_dict() compiled: the shared spec, the rest of the metadata, the function.
         self._stamp_counts: dict[type[DeferredModel], dict[str, int]] = {
@@ -186,13 +182,8 @@ class Builder:
 
         With several roots, ``old_root`` is the previous roots: each is paired by name."""
         if self._existing is not None:
-            return ErrorList(
-                [
-                    FieldError.internal(
-                        None, "cannot validate a builder constructed from an existing workload"
-                    )
-                ]
-            )
+            detail = "cannot validate a builder constructed from an existing workload"
+            return ErrorList([FieldError.internal(None, detail)])
         if self._roots is not None and self._all_facts is not None:
             try:
                 olds = as_roots(old_root)
@@ -208,12 +199,11 @@ class Builder:
                 (o for o in old_root if getattr(o, "name", None) == getattr(self._root, "name", 0)),
                 None,
             )
-        errors = validate_tree(self._root, self.options, old_root, self._facts)
-        self._clean = not errors and old_root is None
         options = self.options
+        errors, self._key = validate_again(self._root, options, old_root, self._facts)
+        self._clean = not errors and old_root is None
         if (
-            not errors
-            and old_root is None
+            self._clean
             and options.check_api_server_rules
             and not options.disable_declarative_validation
         ):
@@ -230,7 +220,7 @@ class Builder:
                 " Workload: it stamps runtime objects from the supplied Workload (see workload())"
             )
         self._compiled()
-        return deferred(Workload, self._document())
+        return self._workload_copy()
 
     def release(
         self,
@@ -255,7 +245,13 @@ class Builder:
                 raise BuildError(f"the tree does not validate:\n{errors}", errors)
         self.workload()  # compiled (or refused) first
         objects = self._runtime_objects(name)
-        return Release(deferred(Workload, self._document()), objects)
+        return Release(self._workload_copy(), objects)
+
+    def _workload_copy(self) -> Workload:
+        """A Workload of the compiled JSON, to change freely (validated on first use)."""
+        document = self._document()
+        to_json = self._shared.workload_json() if self._reusing else None
+        return deferred(Workload, document, to_json)
 
     def _runtime_objects(self, name: Callable[[str, str], str]) -> RuntimeObjects:
         """Every object of one execution, each named ``name(workload, template)``."""
@@ -296,12 +292,20 @@ class Builder:
         # (names are unique); an existing Workload's is looked up as new_pod_group() does.
         own_template = template if self._existing is None else None
         stamped = self._stamped(own, template_name, False, parent, own_template)
-        yield deferred(CompositePodGroup, stamped, self._stamp_json[False, template_name])
+        yield deferred(
+            CompositePodGroup,
+            stamped,
+            self._shared.release_json(False, template_name, stamped, self._reusing),
+        )
         for leaf in template.get("podGroupTemplates", ()):
             leaf_name = leaf["name"]
             leaf_template = leaf if own_template is not None else None
             stamped = self._stamped(name(leaf_name), leaf_name, True, own, leaf_template)
-            yield deferred(PodGroup, stamped, self._stamp_json[True, leaf_name])
+            yield deferred(
+                PodGroup,
+                stamped,
+                self._shared.release_json(True, leaf_name, stamped, self._reusing),
+            )
         for child in template.get("compositePodGroupTemplates", ()):
             yield from self._composite_tree(child, own, name)
 
@@ -331,7 +335,7 @@ class Builder:
         counts = self._stamp_counts[kind]
         count = counts[template_name] = counts.get(template_name, 0) + 1
         if count != _COMPILE_AFTER or type(name) is not str:
-            return deferred(kind, data, self._stamp_json[kind is PodGroup, template_name])
+            return deferred(kind, data, self._shared.stamp_json[kind is PodGroup, template_name])
         # A stamp's JSON is the template's, which never changes, but for its name.
         to_json = json_factory(deferred_json(kind, data), [("metadata", "name")])
         if to_json is not None:
@@ -353,48 +357,47 @@ class Builder:
         Keys are in field order and values in ``to_dict()`` form, so that the object can be
         deferred (``api.sdk.deferred``); the parts shared between stamps are never
         changed. ``template``, when given, is the template of that name."""
-        _check_names(name, template_name)
-        stamps = self._leaf_stamps if leaf else self._composite_stamps
+        check_names(name, template_name)
+        if not self._stamping:  # a first stamp: the Workload compiled, the options fixed
+            self._start_stamping()
+        shared = self._shared
+        stamps = shared.leaf_stamps if leaf else shared.composite_stamps
         spec = stamps.get(template_name)
         if spec is None:
-            spec = stamps[template_name] = self._stamp_spec(template_name, leaf, template)
-            self._stamp_json[leaf, template_name] = stamp_json_factory(leaf, spec, self._owner_copy)
+            spec = self._stamp_spec(template_name, leaf, template)
+            to_json = stamp_json_factory(leaf, spec, shared.owner_copy)
+            shared.stamp_json[leaf, template_name] = to_json  # first: it is read after spec
+            stamps[template_name] = spec
         if parent is not _NO_PARENT:  # in field order: right after workloadRef
             spec = {
                 "workloadRef": spec["workloadRef"],
                 "parentCompositePodGroupName": parent,
                 **spec,
             }
-        metadata: dict[str, Any] = {"name": name, "namespace": self._stamp_namespace}
-        if self._owner_json is not None:
-            metadata["ownerReferences"] = [self._owner_json]
+        metadata: dict[str, Any] = {"name": name, "namespace": shared.stamp_namespace}
+        if shared.owner_json is not None:
+            metadata["ownerReferences"] = [shared.owner_json]
         return {"metadata": metadata, "spec": spec}
+
+    def _start_stamping(self) -> None:
+        """Compile the Workload (or refuse to stamp) and read what every stamp shares."""
+        self._resolved_workload()
+        self._shared.start_stamping(self.options.owner, self._document())
+        self._stamping = True
 
     def _stamp_spec(
         self, template_name: str, leaf: bool, template: Mapping[str, Any] | None = None
     ) -> dict[str, Any]:
         """The spec every runtime object of ``template_name`` shares (never changed)."""
-        if not self._leaf_stamps and not self._composite_stamps:
-            # Until a first stamp: then the Workload is compiled and the options stay fixed.
-            self._resolved_workload()
         document = self._document()
         metadata, spec = document.get("metadata") or {}, document["spec"]
-        if not self._leaf_stamps and not self._composite_stamps:
-            owner = self.options.owner
-            # The compiled Workload's owner reference is the owner's JSON already.
-            self._owner_json = self._compiled_owner_json or (
-                owner.to_dict() if owner is not None else None
-            )
-            self._owner_copy = flat_copy(self._owner_json)
-            self._stamp_namespace = metadata.get("namespace")
         if template is not None:
             return stamp_spec(metadata.get("name") or "", template, leaf)
-        if self._pod_group_templates is None or self._composite_templates is None:
-            self._pod_group_templates, self._composite_templates = templates_by_name(spec)
-        if leaf:
-            templates, what = self._pod_group_templates, "podGroupTemplate"
-        else:
-            templates, what = self._composite_templates, "compositePodGroupTemplate"
+        shared = self._shared
+        if shared.templates is None:
+            shared.templates = templates_by_name(spec)
+        templates = shared.templates[0 if leaf else 1]
+        what = "podGroupTemplate" if leaf else "compositePodGroupTemplate"
         template = templates.get(template_name)
         if template is None:
             raise BuildError(
@@ -405,11 +408,15 @@ class Builder:
 
     def _document(self) -> dict[str, Any]:
         """``workload().to_dict()``, made once (shared, never changed)."""
-        if self._workload_document is None:
-            workload = self.workload()
-            view = json_view(workload)
-            self._workload_document = view if view is not None else workload.to_dict()
-        return self._workload_document
+        document = self._shared.view
+        if document is None or self._workload is None:
+            workload = self.workload()  # compiled first: it may take what a Builder shared
+            shared = self._shared
+            document = shared.view
+            if document is None:
+                view = json_view(workload)
+                document = shared.view = view if view is not None else workload.to_dict()
+        return document
 
     def workload(self) -> Workload:
         """The Workload runtime objects are stamped from: the existing one, or the built one.
@@ -424,6 +431,14 @@ class Builder:
             self._workload = self._build()
         return self._workload
 
+    def _kept(self) -> Compiled | None:
+        """What the Builders of this tree share with options of the value ``validate()`` found
+        it clean under, while the options still have that value (their owner can change)."""
+        key = self._key
+        if key is None or self._root is None or not still_of_value(self._options, key):
+            return None
+        return compiled_for(self._root, key)
+
     def _resolved_workload(self) -> Workload:
         """The Workload to stamp from (compiled on demand), when the objects have an owner."""
         workload = self.workload()
@@ -435,6 +450,11 @@ class Builder:
         return workload
 
     def _build(self) -> Workload:
+        kept = self._kept() if self._validated else None
+        if kept is not None and kept.document is not None:
+            # Compiled by an earlier Builder after the same verdict: every check below held.
+            self._shared, self._reusing = kept, True
+            return deferred(Workload, kept.document)
         if self._roots is not None and self._all_facts is not None:
             pairs = list(zip(self._roots, self._all_facts, strict=True))
         elif self._root is not None and self._facts is not None:
@@ -450,7 +470,7 @@ class Builder:
             _check_depth(root)
         if len({root.is_composite for root, _ in pairs}) > 1:
             raise BuildError(MIXED_KINDS)
-        compiled = self._compiled_in_one_validation(pairs)
+        compiled = self._compiled_in_one_validation(pairs, kept)
         if compiled is not None:
             return compiled
         return self._compiled_by_templates(pairs)
@@ -479,13 +499,14 @@ class Builder:
         )
 
     def _compiled_in_one_validation(
-        self, pairs: list[tuple[WorkloadItem, TreeCheckCache]]
+        self, pairs: list[tuple[WorkloadItem, TreeCheckCache]], kept: Compiled | None
     ) -> Workload | None:
         """The Workload, its JSON compiled straight from the tree and validated once; ``None``
         when any step fails (then the template-by-template build names the error).
 
         After a ``validate()`` that found nothing with every rule on, the JSON is known to be
-        valid: the Workload is deferred (validated on first use)."""
+        valid: the Workload is deferred (validated on first use), its JSON kept in ``kept``
+        (what the Builders of the tree share), if given, for the next Builder."""
         owner = self.options.owner
         if owner is None:
             return None
@@ -509,7 +530,10 @@ class Builder:
             },
         }
         if self._validated:
-            self._compiled_owner_json = owner_json
+            shared = self._shared if kept is None else kept
+            shared.owner_json = owner_json
+            shared.document = document  # after the owner's JSON: read with it
+            self._shared = shared
             return deferred(Workload, document)
         try:
             return Workload.model_validate(document)
@@ -551,14 +575,6 @@ def _add_children(
         fields["podGroupTemplates"] = leaves
     if composites:
         fields["compositePodGroupTemplates"] = composites
-
-
-def _check_names(name: object, template_name: object) -> None:
-    if isinstance(name, str) and isinstance(template_name, str):
-        return
-    for label, value in (("the object's name", name), ("template_name", template_name)):
-        if not isinstance(value, str):
-            raise TypeError(f"{label} must be a str, not {type(value).__name__}")
 
 
 def _check_depth(root: WorkloadItem) -> None:

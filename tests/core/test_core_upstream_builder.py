@@ -883,11 +883,11 @@ def test_template_index_is_built_once() -> None:
     builder.build_workload()
     builder.new_pod_group("pg-1", "pgt-0")
     builder.new_composite_pod_group("cpg-1", "cpgt-0")
-    indexes = (builder._pod_group_templates, builder._composite_templates)
+    indexes = builder._shared.templates
+    assert indexes is not None
     builder.new_pod_group("pg-2", "pgt-1")
     builder.new_composite_pod_group("cpg-2", "cpgt-1")
-    assert (builder._pod_group_templates, builder._composite_templates) == indexes
-    assert builder._pod_group_templates is indexes[0]
+    assert builder._shared.templates is indexes
 
 
 def test_new_composite_pod_group_materializes_top_level_and_nested_templates() -> None:
