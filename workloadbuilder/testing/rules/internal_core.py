@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from .gojson import marshal
 
-__all__ = ["LAYOUTS", "Field", "converted", "internal_json", "is_tagged", "layout"]
+__all__ = ["HOST_FIELDS", "LAYOUTS", "Field", "converted", "internal_json", "is_tagged", "layout"]
 
 _CONTAINER: Final = (
     "Name Image Command:* Args:* WorkingDir Ports:[ContainerPort] EnvFrom:[EnvFromSource]"
@@ -344,7 +344,8 @@ _INIT_CONTAINER_ANNOTATIONS: Final = frozenset(
         "pod.alpha.kubernetes.io/init-container-statuses",
     }
 )
-_HOST_FIELDS: Final = ("hostNetwork", "hostPID", "hostIPC", "shareProcessNamespace", "hostUsers")
+# v1 keeps these on the PodSpec; the internal type moves them into its security context.
+HOST_FIELDS: Final = ("hostNetwork", "hostPID", "hostIPC", "shareProcessNamespace", "hostUsers")
 
 
 def _pod_template(template: dict[str, Any]) -> dict[str, Any]:
@@ -360,7 +361,7 @@ def _pod_template(template: dict[str, Any]) -> dict[str, Any]:
 def _pod_spec(spec: dict[str, Any]) -> dict[str, Any]:
     context = spec.get("securityContext")
     context = dict(context) if isinstance(context, dict) else {}
-    for key in _HOST_FIELDS:
+    for key in HOST_FIELDS:
         context[key] = spec.get(key)
     account = spec.get("serviceAccountName") or spec.get("serviceAccount")
     return {**spec, "securityContext": context, "serviceAccountName": account}

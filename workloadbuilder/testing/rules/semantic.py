@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Any, Final
 
 from . import quantity
-from .internal_core import converted, is_tagged, layout
+from .internal_core import HOST_FIELDS, converted, is_tagged, layout
 
 __all__ = ["MapKey", "Path", "differences", "normal", "v1_path"]
 
@@ -28,10 +28,6 @@ _QUANTITIES: Final = frozenset(
         ("PodSpec", "Overhead"),
         ("EmptyDirVolumeSource", "SizeLimit"),
     }
-)
-# v1 keeps these on the PodSpec; the internal type moves them into its security context.
-_HOST_FIELDS: Final = frozenset(
-    {"hostNetwork", "hostPID", "hostIPC", "shareProcessNamespace", "hostUsers"}
 )
 
 
@@ -145,6 +141,6 @@ def v1_path(type_name: str, at: Path) -> Path:
     """Where a :func:`differences` path of ``type_name`` lives in its v1 JSON (a PodSpec's
     host namespace fields sit on the spec, not in its security context)."""
     host = type_name == "PodSpec" and len(at) == 2 and at[0] == "securityContext"
-    if host and at[1] in _HOST_FIELDS:
+    if host and at[1] in HOST_FIELDS:
         return (at[1],)
     return at
