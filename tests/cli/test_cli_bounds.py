@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from aio_apply.hostile_servers import kubeconfig, serve
+from aio.writes.hostile_servers import kubeconfig, serve
 from aiohttp import web
 from typer.testing import CliRunner, Result
 

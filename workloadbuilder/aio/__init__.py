@@ -15,11 +15,8 @@ from .._extras import require
 
 require("aio", "workloadbuilder.aio")  # before the imports that need it (ruff: E402 allowed)
 
-from ._transport import MAX_RESPONSE_BYTES, RetryPolicy, default_retry
 from .access import RequestAttributes, Rule
-from .apply import DEFAULT_CONCURRENCY, apply
-from .audit import Finding, FindingKind, Severity, audit
-from .cache import (
+from .cache.cache import (
     AddHandler,
     Cache,
     CacheIndex,
@@ -32,10 +29,17 @@ from .cache import (
     UpdateHandler,
 )
 from .client import Client
-from .config import new_client
-from .controller import Controller, Reconcile
-from .delete import DeleteResult, Terminating, delete
-from .diagnose import GroupState, Member, MemberProblem, SchedulingEvent, Verdict, diagnose
+from .config.loading import new_client
+from .controllers.controller import Controller, Reconcile
+from .controllers.leader import LeaderElection, LeaseUnavailableError, LostLeadershipError
+from .controllers.ratelimit import (
+    BucketRateLimiter,
+    ItemExponentialFailureRateLimiter,
+    MaxOfRateLimiter,
+    RateLimiter,
+    default_rate_limiter,
+)
+from .controllers.workqueue import Clock, LoopClock, WorkQueue, WorkQueueShutDown
 from .errors import (
     APIError,
     ApplyError,
@@ -53,23 +57,19 @@ from .errors import (
     TakenNameError,
     UnreachableError,
 )
-from .events import Event
-from .leader import LeaderElection, LeaseUnavailableError, LostLeadershipError
-from .permissions import VERBS, Permissions, required_rules
-from .preflight import preflight
-from .ratelimit import (
-    BucketRateLimiter,
-    ItemExponentialFailureRateLimiter,
-    MaxOfRateLimiter,
-    RateLimiter,
-    default_rate_limiter,
-)
-from .read import SchedulingKind, list_objects, read_object
-from .reconcile import ImmutableChange, ReconcileResult, reconcile
-from .reconcile_job import JOB_CONTROLLER_UID_LABEL, reconcile_job
-from .resize import DEFAULT_FIELD_MANAGER, resize
-from .wait import NotScheduledError, wait_scheduled
-from .workqueue import Clock, LoopClock, WorkQueue, WorkQueueShutDown
+from .observe.audit import Finding, FindingKind, Severity, audit
+from .observe.diagnose import GroupState, Member, MemberProblem, SchedulingEvent, Verdict, diagnose
+from .observe.read import SchedulingKind, list_objects, read_object
+from .observe.wait import NotScheduledError, wait_scheduled
+from .rbac.permissions import VERBS, Permissions, required_rules
+from .wire.transport import MAX_RESPONSE_BYTES, RetryPolicy, default_retry
+from .writes.apply import DEFAULT_CONCURRENCY, apply
+from .writes.delete import DeleteResult, Terminating, delete
+from .writes.events import Event
+from .writes.preflight import preflight
+from .writes.reconcile import ImmutableChange, ReconcileResult, reconcile
+from .writes.reconcile_job import JOB_CONTROLLER_UID_LABEL, reconcile_job
+from .writes.resize import DEFAULT_FIELD_MANAGER, resize
 
 __all__ = [
     "DEFAULT_CONCURRENCY",

@@ -7,18 +7,18 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
-from ._transport import RetryPolicy, Transport
-from .apply import apply
-from .audit import audit
-from .cache import Cache
-from .delete import delete
-from .diagnose import diagnose
-from .preflight import preflight
-from .read import list_objects, read_object
-from .reconcile import reconcile
-from .reconcile_job import reconcile_job
-from .resize import resize
-from .wait import wait_scheduled
+from .cache.cache import Cache
+from .observe.audit import audit
+from .observe.diagnose import diagnose
+from .observe.read import list_objects, read_object
+from .observe.wait import wait_scheduled
+from .wire.transport import RetryPolicy, Transport
+from .writes.apply import apply
+from .writes.delete import delete
+from .writes.preflight import preflight
+from .writes.reconcile import reconcile
+from .writes.reconcile_job import reconcile_job
+from .writes.resize import resize
 
 __all__ = ["Client"]
 
