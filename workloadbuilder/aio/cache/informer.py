@@ -15,12 +15,14 @@ import asyncio
 import inspect
 import logging
 import random
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import aclosing, suppress
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import APIError
+from ..metrics import CACHE_WATCH_RESTARTS, track_informer
 from ..wire.queries import read_listing
 from ..wire.resources import Resource
 from ..wire.transport import Transport
@@ -108,14 +110,22 @@ class Informer:
         self.problem_status = 0
         self.failing_since: float | None = None
         self.relists = 0
+        self.listed_at = 0.0
+        """When the kind was last listed in full (``time.time()``; 0: not yet)."""
+        self._restarts = CACHE_WATCH_RESTARTS.labels(resource.kind)
         self._observed = observed
         self._listeners: list[_Listener] = []
         self._waiters: list[asyncio.Future[None]] = []
         self._task: asyncio.Task[None] | None = None
+        track_informer(self)
 
     @property
     def kind(self) -> str:
         return self.resource.kind
+
+    def __len__(self) -> int:
+        """The objects held."""
+        return len(self.indexer)
 
     def start(self) -> None:
         if self._task is None:
@@ -197,11 +207,13 @@ class Informer:
                 backoff = min(backoff * 2, _BACKOFF_CAP)
                 continue
             self.unserved = False
+            self.listed_at = time.time()
             self._replace(list(listing.items))
             self._ok()
             self.synced.set()
             backoff = _BACKOFF_FIRST
             await self._follow(listing.resource_version)
+            self._restarts.inc()  # the watch ended: a new list, then a new watch
             self.relists += 1
 
     async def _follow(self, version: str) -> None:
@@ -209,7 +221,11 @@ class Informer:
         backoff = _BACKOFF_FIRST
         quick_ends = 0
         loop = asyncio.get_running_loop()
+        resumed = False
         while True:
+            if resumed:  # the last watch ended: this one resumes from its resourceVersion
+                self._restarts.inc()
+            resumed = True
             started = loop.time()
             timeout = round(self.watch_timeout * (1 + random.random()))
             seen = False
