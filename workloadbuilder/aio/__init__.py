@@ -6,8 +6,10 @@ Put the objects on a cluster and keep them right: ``preflight``, ``apply``, ``re
 ``list_objects``; read without a request through a ``Cache`` (shared informers); run
 controllers: ``Controller`` (a kind's objects reconciled on a work queue, driven by the cache's
 watch), ``WorkQueue`` (client-go's work queue) and ``LeaderElection`` (one leader among
-replicas, on a Lease). Requests go through the caller's configured ``ApiClient``; a ``Client``
-keeps one core (field manager, retry policy, discovery cache, counters) for all of them.
+replicas, on a Lease), all run together by a ``Manager`` (a shared cache, health probes,
+Prometheus metrics, graceful shutdown). Requests go through the caller's configured
+``ApiClient``; a ``Client`` keeps one core (field manager, retry policy, discovery cache,
+counters) for all of them.
 Install with ``pip install 'workloadbuilder[aio]'``.
 """
 
@@ -30,8 +32,10 @@ from .cache.cache import (
 )
 from .client import Client
 from .config.loading import new_client
-from .controllers.controller import Controller, Reconcile
+from .controllers.controller import Controller, Reconcile, Result
 from .controllers.leader import LeaderElection, LeaseUnavailableError, LostLeadershipError
+from .controllers.manager import Manager, Runnable
+from .controllers.probes import Check, HealthCheckError
 from .controllers.ratelimit import (
     BucketRateLimiter,
     ItemExponentialFailureRateLimiter,
@@ -85,6 +89,7 @@ __all__ = [
     "CacheIndex",
     "CacheKind",
     "CacheSyncError",
+    "Check",
     "Client",
     "Clock",
     "Controller",
@@ -99,6 +104,7 @@ __all__ = [
     "ForbiddenError",
     "GroupState",
     "Handler",
+    "HealthCheckError",
     "ImmutableChange",
     "IndexFunc",
     "InvalidObjectError",
@@ -108,6 +114,7 @@ __all__ = [
     "LeaseUnavailableError",
     "LoopClock",
     "LostLeadershipError",
+    "Manager",
     "MaxOfRateLimiter",
     "Member",
     "MemberProblem",
@@ -123,8 +130,10 @@ __all__ = [
     "ReconcileResult",
     "RequestAttributes",
     "ResponseTooLargeError",
+    "Result",
     "RetryPolicy",
     "Rule",
+    "Runnable",
     "SchedulingEvent",
     "SchedulingKind",
     "Severity",
