@@ -95,10 +95,15 @@ class Manager:
             raise ValueError(
                 f"graceful_shutdown_timeout must not be negative, got {graceful_shutdown_timeout}"
             )
-        if webhook_bind_address is not None:
-            parse_bind_address(webhook_bind_address, "webhook_bind_address")
-            if webhook_cert_dir is None:
-                raise ValueError("webhook_cert_dir is required with webhook_bind_address")
+        for address, parameter in (
+            (metrics_bind_address, "metrics_bind_address"),
+            (health_probe_bind_address, "health_probe_bind_address"),
+            (webhook_bind_address, "webhook_bind_address"),
+        ):
+            if address is not None:
+                parse_bind_address(address, parameter)
+        if webhook_bind_address is not None and webhook_cert_dir is None:
+            raise ValueError("webhook_cert_dir is required with webhook_bind_address")
         self.api_client = api_client
         self.namespace = namespace
         self.leader_election = leader_election
@@ -353,12 +358,14 @@ class Manager:
         tasks += [loop.create_task(run()) for run, leader in self._runnables if leader]
         stop = loop.create_task(self._stop_leading.wait())
         try:
-            await asyncio.wait([*tasks, stop], return_when=asyncio.FIRST_EXCEPTION)
+            pending: set[asyncio.Task[Any]] = {*tasks, stop}
+            while not stop.done() and not _failed(tasks):
+                _, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
         finally:
             stop.cancel()
             deadline = self._deadline or loop.time() + self.graceful_shutdown_timeout
             for controller in self._controllers:  # what is left of the stop's time
-                controller.drain_timeout = max(0.0, deadline - loop.time())
+                controller.drain_timeout = round(max(0.0, deadline - loop.time()), 2)
             await _cancel_and_wait(tasks, deadline, "leader-only runnable")
             self._leading = False
         _raise_first(tasks)
@@ -396,13 +403,21 @@ class Manager:
                 loop.remove_signal_handler(number)
 
 
-def _raise_first(tasks: Iterable[asyncio.Task[Any]]) -> None:
-    """Raise the error of the first of ``tasks`` that failed."""
+def _failed(tasks: Iterable[asyncio.Task[Any]]) -> BaseException | None:
+    """The error of the first of ``tasks`` that failed, if one did."""
     for task in tasks:
         if task.done() and not task.cancelled():
             error = task.exception()
             if error is not None:
-                raise error
+                return error
+    return None
+
+
+def _raise_first(tasks: Iterable[asyncio.Task[Any]]) -> None:
+    """Raise the error of the first of ``tasks`` that failed."""
+    error = _failed(tasks)
+    if error is not None:
+        raise error
 
 
 async def _cancel_and_wait(tasks: list[asyncio.Task[object]], deadline: float, what: str) -> None:
