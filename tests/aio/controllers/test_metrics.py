@@ -72,7 +72,7 @@ def touch_every_metric() -> None:
         metrics.REQUESTS_TOTAL,
         metrics.WEBHOOK_REQUESTS,
     ):
-        metric.labels(*["x"] * len(metric._labelnames))
+        metric.labels(*["x"] * len(metric.labelnames))
     for metric in (
         metrics.RECONCILE_ERRORS,
         metrics.RECONCILE_TIME,

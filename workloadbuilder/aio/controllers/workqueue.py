@@ -42,6 +42,7 @@ from .ratelimit import RateLimiter, default_rate_limiter
 __all__ = ["Clock", "LoopClock", "TimerHandle", "WorkQueue", "WorkQueueShutDown"]
 
 K = TypeVar("K", bound=Hashable)
+_now = time.monotonic
 
 
 class WorkQueueShutDown(Exception):
@@ -75,8 +76,8 @@ class LoopClock:
 
 class _QueueMetrics(Generic[K]):
     """client-go's ``queueMetrics`` of one named queue: adds, retries and the time a key
-    waits and is worked on are recorded as they happen; depth, unfinished work and the
-    longest running processor are read at scrape time."""
+    waits and is worked on are recorded as they happen (by the queue, inline); depth,
+    unfinished work and the longest running processor are read at scrape time."""
 
     def __init__(self, name: str, dirty: set[K]) -> None:
         labels = (name, name)
@@ -90,30 +91,13 @@ class _QueueMetrics(Generic[K]):
         scrape_gauge(WORKQUEUE_UNFINISHED_WORK, labels, self.unfinished)
         scrape_gauge(WORKQUEUE_LONGEST_RUNNING, labels, self.longest)
 
-    def added(self, key: K) -> None:
-        self.adds.inc()
-        if key not in self.added_at:
-            self.added_at[key] = time.monotonic()
-
-    def got(self, key: K) -> None:
-        now = time.monotonic()
-        self.started_at[key] = now
-        added = self.added_at.pop(key, None)
-        if added is not None:
-            self.queued_for.observe(now - added)
-
-    def done(self, key: K) -> None:
-        started = self.started_at.pop(key, None)
-        if started is not None:
-            self.worked_for.observe(time.monotonic() - started)
-
     def unfinished(self) -> float:
-        now = time.monotonic()
+        now = _now()
         return sum(now - started for started in list(self.started_at.values()))
 
     def longest(self) -> float:
         starts = list(self.started_at.values())
-        return time.monotonic() - min(starts) if starts else 0.0
+        return _now() - min(starts) if starts else 0.0
 
 
 class WorkQueue(Generic[K]):
@@ -190,8 +174,10 @@ class WorkQueue(Generic[K]):
         ``done()``). Ignored once the queue is shut down."""
         if self._shutting_down or key in self._dirty:
             return
-        if self._metrics is not None:
-            self._metrics.added(key)
+        metrics = self._metrics
+        if metrics is not None:  # client-go's queueMetrics.add (inline: every add pays it)
+            metrics.adds.value += 1
+            metrics.added_at[key] = _now()  # not queued, so not timed yet
         self._dirty.add(key)
         if key in self._processing:
             return
@@ -253,15 +239,20 @@ class WorkQueue(Generic[K]):
         key = self._queue.popleft()
         self._dirty.discard(key)
         self._processing.add(key)
-        if self._metrics is not None:
-            self._metrics.got(key)
+        metrics = self._metrics
+        if metrics is not None:  # queueMetrics.get: how long it waited, and work starts
+            now = metrics.started_at[key] = _now()
+            metrics.queued_for.observe(now - metrics.added_at.pop(key, now))
         return key
 
     def done(self, key: K) -> None:
         """``key`` is processed: if it was added meanwhile, it is queued again now."""
         self._processing.discard(key)
-        if self._metrics is not None:
-            self._metrics.done(key)
+        metrics = self._metrics
+        if metrics is not None:  # queueMetrics.done: how long the work took
+            started = metrics.started_at.pop(key, None)
+            if started is not None:
+                metrics.worked_for.observe(_now() - started)
         if key in self._dirty:
             self._queue.append(key)
             self._wake_one()
