@@ -317,7 +317,7 @@ SCRIPT = textwrap.dedent(
             print("stopped", flush=True)
 
     manager.add(until_stopped, needs_leader=False)
-    manager.run_until_signal()
+    asyncio.run(manager.run_until_signal())
     print("exited", manager.health_url, flush=True)
     """
 )

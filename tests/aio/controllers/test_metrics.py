@@ -105,7 +105,12 @@ def test_names_types_labels_and_buckets_are_controller_runtimes() -> None:
         sample = family.samples[0]
         assert set(sample.labels) - {"le"} == labels, name
         if buckets is not None:
-            bounds = [float(s.labels["le"]) for s in family.samples if s.name.endswith("_bucket")]
+            first = {k: v for k, v in sample.labels.items() if k != "le"}
+            bounds = [
+                float(s.labels["le"])
+                for s in family.samples
+                if s.name.endswith("_bucket") and {**s.labels, "le": ""} == {**first, "le": ""}
+            ]
             assert bounds[:-1] == buckets and bounds[-1] == float("inf"), name
     assert {"workloadbuilder_cache_objects", "workloadbuilder_cache_watch_restarts_total"} <= {
         *found

@@ -372,12 +372,10 @@ class Manager:
 
     # -- a process's main ---------------------------------------------------------------------
 
-    def run_until_signal(self) -> None:
-        """``run()`` in a new event loop until SIGTERM or SIGINT, then stop gracefully; a
-        second signal exits at once (status 1), as controller-runtime's signal handler."""
-        asyncio.run(self._run_until_signal())
-
-    async def _run_until_signal(self) -> None:
+    async def run_until_signal(self) -> None:
+        """``run()`` until SIGTERM or SIGINT, then stop gracefully and return; a second signal
+        exits at once (status 1), as controller-runtime's signal handler. For a process's
+        ``main``: ``asyncio.run(main())`` where ``main`` makes the client, then awaits this."""
         loop = asyncio.get_running_loop()
         main = asyncio.current_task()
         assert main is not None
