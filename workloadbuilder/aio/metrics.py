@@ -344,9 +344,13 @@ class TrackedInformer(Protocol):
 _INFORMERS: weakref.WeakSet[TrackedInformer] = weakref.WeakSet()
 
 
-def track_informer(informer: TrackedInformer) -> None:
-    """Count ``informer`` in the cache metrics for as long as it lives."""
-    _INFORMERS.add(informer)
+def track_informer(informer: TrackedInformer, running: bool) -> None:
+    """Count ``informer`` in the cache metrics while it runs (``running``), no longer once it
+    stopped."""
+    if running:
+        _INFORMERS.add(informer)
+    else:
+        _INFORMERS.discard(informer)
 
 
 class _CacheCollector:

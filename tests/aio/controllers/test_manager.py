@@ -27,6 +27,7 @@ import pytest
 from prometheus_client import CollectorRegistry
 from prometheus_client.registry import Collector
 from test_controller import NS, SCHEDULING, eventually, pod_group, server
+from test_metrics import leading
 
 from workloadbuilder import aio
 from workloadbuilder.testing import FakeAPIServer
@@ -257,14 +258,7 @@ async def test_a_runnable_that_raises_stops_the_manager_with_its_error() -> None
 async def test_liveness_fails_once_the_lease_went_unrenewed_while_believed_held() -> None:
     async with server() as srv, srv.api_client() as api:
         election = aio.LeaderElection(api, "stalled", NS, "me", **TIMES)
-        leading = asyncio.Event()
-
-        async def lead() -> None:
-            leading.set()
-            await asyncio.Event().wait()
-
-        task = asyncio.create_task(election.run(lead))
-        await leading.wait()
+        task = await leading(election)
         assert election.check(0.2) is None
         srv.faults.delay(10.0, method="PUT", path="*/leases/stalled", times=100)
         srv.faults.delay(10.0, method="GET", path="*/leases/stalled", times=100)

@@ -249,20 +249,26 @@ async def test_every_request_and_every_retry_is_counted(fake_apiserver: FakeAPIS
     assert after - took == 4
 
 
+async def leading(election: aio.LeaderElection) -> asyncio.Task[None]:
+    """Run ``election`` with a ``lead()`` that waits until cancelled; return once it leads."""
+    started = asyncio.Event()
+
+    async def lead() -> None:
+        started.set()
+        await asyncio.Event().wait()
+
+    task = asyncio.create_task(election.run(lead))
+    await started.wait()
+    return task
+
+
 async def test_leader_status_follows_the_lead(fake_apiserver: FakeAPIServer) -> None:
     name = "status-lease"
     async with fake_apiserver.api_client() as api:
         election = aio.LeaderElection(
             api, name, "default", "me", lease_duration=1.0, renew_deadline=0.6, retry_period=0.1
         )
-        leading = asyncio.Event()
-
-        async def lead() -> None:
-            leading.set()
-            await asyncio.Event().wait()
-
-        task = asyncio.create_task(election.run(lead))
-        await leading.wait()
+        task = await leading(election)
         assert value("leader_election_master_status", name=name) == 1
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)

@@ -117,7 +117,6 @@ class Informer:
         self._listeners: list[_Listener] = []
         self._waiters: list[asyncio.Future[None]] = []
         self._task: asyncio.Task[None] | None = None
-        track_informer(self)
 
     @property
     def kind(self) -> str:
@@ -130,12 +129,14 @@ class Informer:
     def start(self) -> None:
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._run())
+            track_informer(self, True)
             for listener in self._listeners:
                 listener.start()
 
     async def stop(self) -> None:
         tasks = [t for t in (self._task, *(lst.task for lst in self._listeners)) if t]
         self._task = None
+        track_informer(self, False)
         for listener in self._listeners:
             listener.task = None
         for task in tasks:

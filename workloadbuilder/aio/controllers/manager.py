@@ -191,6 +191,8 @@ class Manager:
         replica leads; ``options`` are ``aio.Controller``'s (``resync_period``,
         ``rate_limiter``, ``sync_timeout``, ``metrics``). Names are unique per manager (they
         label the metrics)."""
+        if self._running:
+            raise RuntimeError("add controllers before run()")
         for taken in ("cache", "namespace", "leader_election", "drain_timeout"):
             if taken in options:
                 raise TypeError(f"add_controller() takes no {taken}: the manager's is used")
