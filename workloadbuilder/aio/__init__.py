@@ -30,6 +30,7 @@ from .cache.cache import (
 )
 from .client import Client
 from .config.loading import new_client
+from .controllers.admission import AdmissionRequest
 from .controllers.controller import Controller, Reconcile
 from .controllers.leader import LeaderElection, LeaseUnavailableError, LostLeadershipError
 from .controllers.ratelimit import (
@@ -39,6 +40,8 @@ from .controllers.ratelimit import (
     RateLimiter,
     default_rate_limiter,
 )
+from .controllers.webhook_config import WebhookRule, webhook_configuration
+from .controllers.webhooks import WebhookServer
 from .controllers.workqueue import Clock, LoopClock, WorkQueue, WorkQueueShutDown
 from .errors import (
     APIError,
@@ -79,6 +82,7 @@ __all__ = [
     "VERBS",
     "APIError",
     "AddHandler",
+    "AdmissionRequest",
     "ApplyError",
     "BucketRateLimiter",
     "Cache",
@@ -133,6 +137,8 @@ __all__ = [
     "UnreachableError",
     "UpdateHandler",
     "Verdict",
+    "WebhookRule",
+    "WebhookServer",
     "WorkQueue",
     "WorkQueueShutDown",
     "apply",
@@ -150,4 +156,5 @@ __all__ = [
     "required_rules",
     "resize",
     "wait_scheduled",
+    "webhook_configuration",
 ]
