@@ -215,17 +215,6 @@ def tolerates(tolerations: Sequence[Mapping[str, Any]], taint: Mapping[str, Any]
     return False
 
 
-UNRESOLVABLE = frozenset(
-    {
-        "node(s) were unschedulable",
-        "node(s) had untolerated taint(s)",
-        "node(s) didn't match Pod's node affinity/selector",
-    }
-)
-"""Filter failures that evicting pods cannot fix: preemption is not helpful there."""
-_UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
-
-
 @dataclass
 class Cluster:
     """Free capacity per node; copies are cheap enough for trial placements."""
@@ -262,39 +251,3 @@ class Cluster:
         for r, q in requests.items():
             if r in free:
                 free[r] += q
-
-    def fits(self, node: SimNode, pod: PodInfo) -> bool:
-        """Whether ``pod`` matches the node's labels and fits its free capacity."""
-        return not self.misfit(node, pod)
-
-    def misfit(self, node: SimNode, pod: PodInfo) -> list[str]:
-        """Why ``pod`` does not fit ``node``, as the scheduler's filters say it (none: it fits).
-
-        The filters run in the scheduler's order and the first that fails speaks:
-        NodeUnschedulable, TaintToleration, NodeAffinity, then NodeResourcesFit.
-        """
-        if node.unschedulable and not tolerates(pod.tolerations, _UNSCHEDULABLE_TAINT):
-            return ["node(s) were unschedulable"]
-        if any(
-            t.get("effect") in ("NoSchedule", "NoExecute") and not tolerates(pod.tolerations, t)
-            for t in node.taints
-        ):
-            return ["node(s) had untolerated taint(s)"]
-        if any(node.label(k) != v for k, v in pod.node_selector.items()):
-            return ["node(s) didn't match Pod's node affinity/selector"]
-        free = self.free[node.name]
-        short = []
-        for r, q in sorted(pod.requests.items()):
-            if r == "pods":
-                if r in free and free[r] < q:
-                    short.append("Too many pods")
-            elif q > 0 and free.get(r, Fraction(0)) < q:
-                short.append(f"Insufficient {r}")
-        return short
-
-    def first_fit(self, pod: PodInfo, candidates: Sequence[SimNode]) -> str | None:
-        """The first candidate (in name order) ``pod`` fits on."""
-        for node in candidates:
-            if self.fits(node, pod):
-                return node.name
-        return None

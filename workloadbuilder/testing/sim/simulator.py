@@ -7,10 +7,11 @@ for the kubelet, marks them ``Running``; it writes ``PodScheduled`` and the grou
 ``...InitiallyScheduled`` conditions through ``/status``, and posts the scheduler's
 ``Scheduled`` / ``FailedScheduling`` / ``Preempted`` events. The placement itself is
 :func:`workloadbuilder.testing.sim.place.plan`, a pure function whose module docstring
-states the rules and what is written; victims are chosen by :mod:`.preempt`. A plain pod left
-unschedulable is tried again only after a cluster event that may help it (a Node changed, a
-pod removed from its node, the pod's spec changed) or five minutes on the simulator's clock,
-as :mod:`.queue` says; a new ``GangSimulator`` starts with an empty queue, as a restarted
+states the rules and what is written; the filters, gang rules and victims are the scheduler
+plugins of :mod:`.plugins`. A plain pod left unschedulable is tried again only after a cluster
+event that may help it (a Node changed, a pod removed from its node, the pod's spec changed)
+or five minutes on the simulator's clock, as
+:mod:`.queue` says; a new ``GangSimulator`` starts with an empty queue, as a restarted
 scheduler does.
 
 Nodes are the Node objects stored in the server. ``SimNode`` values given to the simulator
