@@ -33,20 +33,25 @@ def first_fit(cluster: Cluster, pod: PodInfo, candidates: Sequence[SimNode]) -> 
     return None
 
 
-def rejecting_plugins(cluster: Cluster, pod: PodInfo, candidates: Sequence[SimNode]) -> set[str]:
-    """The plugins that rejected some candidate (upstream's ``UnschedulablePlugins``)."""
-    return {s.plugin for n in candidates if (s := run_filters(cluster, n, pod)) is not None}
-
-
-def nodes_message(cluster: Cluster, pod: PodInfo, candidates: Sequence[SimNode]) -> str:
-    """The scheduler's fit error: ``0/N nodes are available: <count> <reason>, ....``"""
+def fit_error(
+    cluster: Cluster, pod: PodInfo, candidates: Sequence[SimNode]
+) -> tuple[str, frozenset[str]]:
+    """The scheduler's fit error (``0/N nodes are available: <count> <reason>, ....``) and the
+    plugins that rejected some node (upstream's ``UnschedulablePlugins``)."""
     reasons: Counter[str] = Counter()
+    plugins = set()
     for node in candidates:
         status = run_filters(cluster, node, pod)
         if status is not None:
             reasons.update(status.reasons)
+            plugins.add(status.plugin)
     listed = ", ".join(sorted(f"{count} {reason}" for reason, count in reasons.items()))
-    return f"0/{len(candidates)} nodes are available: {listed}."
+    return f"0/{len(candidates)} nodes are available: {listed}.", frozenset(plugins)
+
+
+def nodes_message(cluster: Cluster, pod: PodInfo, candidates: Sequence[SimNode]) -> str:
+    """The scheduler's fit error for ``pod`` over ``candidates``."""
+    return fit_error(cluster, pod, candidates)[0]
 
 
 def post_filter_message(preemption: str) -> str:

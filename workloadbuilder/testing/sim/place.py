@@ -27,8 +27,8 @@ What is written follows a real kube-scheduler (see ``docs/testing.md``): nothing
 waits for its members; ``PodScheduled=False``/``Unschedulable`` on every pending member that
 was tried (members that had a place get the gang plugin's "waiting for minCount" message,
 the others the node-fit message ``0/N nodes are available: ...``) and a ``FailedScheduling``
-event when that message changes (a gang with a topology constraint tries every placement but
-writes the outcome of the first one, so ``N`` counts that placement's nodes); a PodGroup
+event when that message changes (a gang with a topology constraint writes each placement's
+outcome in turn, so ``N`` counts that placement's nodes); a PodGroup
 condition with the "placements" message; on
 success ``PodScheduled=True`` without reason, a ``Scheduled`` event and an empty group message.
 """
@@ -42,6 +42,7 @@ from typing import Any, Final
 from . import framework
 from .framework import first_fit, nodes_message, post_filter_message
 from .groups import COMPOSITE, CONDITION_TYPES, POD_GROUP, Group, build_forest
+from .interface import Rejection
 from .model import Cluster, PodInfo, SimNode, is_active
 from .plugins import default_preemption as preemption
 from .plugins import gang_scheduling as gang
@@ -103,6 +104,8 @@ class Plan:
     unschedulable: dict[str, list[PodWrite]] = field(default_factory=dict)
     preemptions: list[Preemption] = field(default_factory=list)
     nominations: dict[str, str] = field(default_factory=dict)  # pod key -> nominated node
+    # plain pod key -> why it was left unschedulable, for the queue's hints
+    rejections: dict[str, Rejection] = field(default_factory=dict)
 
 
 @dataclass
@@ -198,16 +201,21 @@ def _plain(
         if nominated:
             cluster.take(nominated[0].name, pod.requests)  # its nominated node stays reserved
         return cluster
-    fit = nodes_message(cluster, pod, cluster.nodes)
+    fit, rejected = framework.fit_error(cluster, pod, cluster.nodes)
     choice = preemption.for_pod(
         pod, cluster, context.occupying, context.claimed, framework.run_filters
     )
     if isinstance(choice, str):
+        result.rejections[pod.key] = Rejection(pod.key, rejected)
         _unschedulable(result, pod, f"{fit} {post_filter_message(choice)}")
         if choice == preemption.TERMINATING and pod.nominated:
             cluster.take(pod.nominated, pod.requests)  # the nominated node stays reserved
         return cluster
     _unschedulable(result, pod, fit)  # the first attempt, which preempts, has no suffix
+    victims = frozenset(v.key for v in choice.victims)
+    # while its victims' eviction runs, the pod waits on DefaultPreemption too
+    waits = rejected | {preemption.NAME} if victims else rejected
+    result.rejections[pod.key] = Rejection(pod.key, waits, victims)
     result.nominations[pod.key] = choice.node
     cluster.take(choice.node, pod.requests)  # reserved against the units tried after it
     context.claimed.update(v.key for v in choice.victims)
@@ -312,8 +320,11 @@ def _assignment(outcome: _Placement | _Shortfall) -> preemption.Assignment | Non
 
 
 def _unschedulable(result: Plan, pod: PodInfo, message: str) -> None:
-    """``PodScheduled=False``/``Unschedulable`` with ``message``; an event if it changed."""
+    """``PodScheduled=False``/``Unschedulable`` with ``message``; an event if it changed. A
+    retry of the same pass with the same outcome writes nothing more."""
     writes = result.unschedulable.setdefault(pod.key, [])
+    if writes and writes[-1].message == message:
+        return
     before = (writes[-1].status, writes[-1].reason, writes[-1].message) if writes else pod.scheduled
     writes.append(
         PodWrite("False", UNSCHEDULABLE, message, before != ("False", UNSCHEDULABLE, message))
@@ -323,13 +334,15 @@ def _unschedulable(result: Plan, pod: PodInfo, message: str) -> None:
 def _tried(root: Group, cluster: Cluster, result: Plan) -> None:
     """Every pending member of a gang that was tried: waiting (it had a place) or misfit.
 
-    With a topology constraint every placement is tried, but when none fits the scheduler
-    reports the pods' outcome in the first one only (its ``anyResult``), so a misfit counts the
-    nodes of that placement (``0/2 nodes are available: ...``), not the cluster's.
+    A gang that cannot be placed is retried at once, again and again (observed: a busy loop
+    until a cluster event), and each retry reports the pods' outcome in one placement (the
+    ``anyResult`` of the placement it ended with). One pass stands for those retries: with a
+    topology constraint, the outcome in each placement in turn (label-value order), so a misfit
+    counts that placement's nodes (``0/2 nodes are available: ...``), not the cluster's, and a
+    pod's message changes (with a new event) where two placements differ.
     """
-    placements = topology.placements(root, cluster.nodes)
     suffix = PLACEMENT_PREEMPTION if root.topology_key else GANG_PREEMPTION
-    for candidates in placements[:1]:
+    for candidates in topology.placements(root, cluster.nodes):
         trial = cluster.copy()
         for g in root.walk():
             for pod in g.pending:

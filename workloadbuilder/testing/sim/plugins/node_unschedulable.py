@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from ..interface import NODE_CHANGED, ClusterEvent, Rejection, Status
+from ..interface import NODE_CHANGED, POD_UPDATED, ClusterEvent, Rejection, Status
 from ..model import Cluster, PodInfo, SimNode, tolerates
 
 NAME: Final = "NodeUnschedulable"
@@ -21,5 +21,5 @@ def filter_node(cluster: Cluster, node: SimNode, pod: PodInfo) -> Status | None:
 
 
 def hint(event: ClusterEvent, rejection: Rejection) -> bool:
-    """A Node added or changed may have been uncordoned."""
-    return event.kind == NODE_CHANGED
+    """A Node added or changed (uncordoned), or the pod itself changed (a toleration added)."""
+    return event.kind == NODE_CHANGED or (event.kind == POD_UPDATED and event.key == rejection.pod)
