@@ -21,7 +21,7 @@ import pytest
 from workloadbuilder.testing.sim import SimNode
 from workloadbuilder.testing.sim.model import Cluster, PodInfo
 from workloadbuilder.testing.sim.place import plan
-from workloadbuilder.testing.sim.plugins import FILTERS, POST_FILTERS, node_name
+from workloadbuilder.testing.sim.plugins import FILTERS, POST_FILTERS, node_affinity, node_name
 
 DEFAULT_PROFILE = [
     "SchedulingGates",
@@ -120,3 +120,112 @@ def test_node_name_keeps_a_pod_to_its_named_node() -> None:
     assert status.reasons == ("node(s) didn't match the requested node name",)
     assert status.unresolvable
     assert node_name.filter_node(cluster, nodes[0], named) is None
+
+
+# -- NodeAffinity's required terms: component-helpers' nodeaffinity (terms ORed, "nil or empty
+# term matches no objects", matchFields on metadata.name) and apimachinery's
+# labels.Requirement.Matches ("NotIn and Labels does not have the Requirement's key", "the
+# operator is GreaterThan or LessThan and Labels has the Requirement's key and the corresponding
+# value is an integer greater (less) than the Requirement's value") --------------------------
+
+
+def affinity(*terms: dict[str, Any]) -> dict[str, Any]:
+    required = {"nodeSelectorTerms": list(terms)}
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": required}}
+
+
+def expr(key: str, operator: str, *values: str) -> dict[str, Any]:
+    body: dict[str, Any] = {"key": key, "operator": operator}
+    if values:
+        body["values"] = list(values)
+    return {"matchExpressions": [body]}
+
+
+NODES = [
+    SimNode("gpu-1", {"cpu": "2"}, {"disk": "ssd", "cores": "16"}),
+    SimNode("gpu-2", {"cpu": "2"}, {"disk": "hdd", "cores": "8"}),
+    SimNode("cpu-1", {"cpu": "2"}, {"cores": "x"}),
+]
+
+
+@pytest.mark.parametrize(
+    ("spec", "chosen"),
+    [
+        ({"affinity": affinity(expr("disk", "In", "ssd", "nvme"))}, ["gpu-1"]),
+        ({"affinity": affinity(expr("disk", "NotIn", "ssd"))}, ["cpu-1", "gpu-2"]),
+        ({"affinity": affinity(expr("disk", "Exists"))}, ["gpu-1", "gpu-2"]),
+        ({"affinity": affinity(expr("disk", "DoesNotExist"))}, ["cpu-1"]),
+        ({"affinity": affinity(expr("cores", "Gt", "8"))}, ["gpu-1"]),
+        ({"affinity": affinity(expr("cores", "Lt", "16"))}, ["gpu-2"]),
+        ({"affinity": affinity(expr("cores", "Gt", "eight"))}, []),
+        ({"affinity": affinity(expr("disk", "In"))}, []),
+        ({"affinity": affinity(expr("disk", "Exists", "ssd"))}, []),
+        (
+            {
+                "affinity": affinity(
+                    {
+                        "matchFields": [
+                            {"key": "metadata.name", "operator": "In", "values": ["cpu-1"]}
+                        ]
+                    }
+                )
+            },
+            ["cpu-1"],
+        ),
+        (
+            {"affinity": affinity(expr("disk", "In", "ssd"), expr("cores", "Lt", "9"))},
+            ["gpu-1", "gpu-2"],
+        ),
+        (
+            {
+                "affinity": affinity(
+                    {
+                        "matchExpressions": [
+                            {"key": "disk", "operator": "Exists"},
+                            {"key": "cores", "operator": "Lt", "values": ["9"]},
+                        ]
+                    }
+                )
+            },
+            ["gpu-2"],
+        ),
+        ({"affinity": affinity({})}, []),
+        ({"affinity": affinity()}, []),
+        (
+            {"affinity": affinity(expr("disk", "Exists")), "nodeSelector": {"cores": "16"}},
+            ["gpu-1"],
+        ),
+    ],
+    ids=[
+        "In",
+        "NotIn-absent-label-too",
+        "Exists",
+        "DoesNotExist",
+        "Gt",
+        "Lt",
+        "Gt-not-an-integer",
+        "In-without-values",
+        "Exists-with-values",
+        "matchFields-name",
+        "terms-ORed",
+        "requirements-ANDed",
+        "empty-term",
+        "no-terms",
+        "selector-and-affinity",
+    ],
+)
+def test_required_node_affinity(spec: dict[str, Any], chosen: list[str]) -> None:
+    cluster = Cluster.build(NODES, [])
+    info = PodInfo.from_object(pod(**spec))
+    allowed = sorted(n.name for n in NODES if node_affinity.filter_node(cluster, n, info) is None)
+    assert allowed == chosen
+
+
+def test_a_pod_no_node_matches_gets_the_affinity_reason_and_is_not_helped_by_preemption() -> None:
+    obj = pod(affinity=affinity(expr("disk", "In", "nvme")), priority=1000)
+    writes = plan(NODES, [obj], [], []).unschedulable["ml/p"]
+    assert writes[-1].message == (
+        "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."
+        " no new claims to deallocate, preemption: 0/3 nodes are available:"
+        " 3 Preemption is not helpful for scheduling."
+    )

@@ -138,6 +138,9 @@ class PodInfo:
     deleting: str | None = None  # metadata.deletionTimestamp: terminating, still on its node
     nominated: str | None = None  # status.nominatedNodeName
     started: int | None = None  # status.startTime, in whole seconds since the epoch
+    # spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms
+    # (None: the pod has no required node affinity)
+    required_terms: tuple[Mapping[str, Any], ...] | None = None
 
     def start_key(self, now: int) -> tuple[int, int]:
         """``status.startTime`` as kube-scheduler compares it: a pod without one (not started
@@ -182,7 +185,18 @@ class PodInfo:
             deleting=meta.get("deletionTimestamp") or None,
             nominated=status.get("nominatedNodeName") or None,
             started=_seconds(status.get("startTime")),
+            required_terms=_required_terms(spec),
         )
+
+
+def _required_terms(spec: Mapping[str, Any]) -> tuple[Mapping[str, Any], ...] | None:
+    """The pod's required node affinity terms, or None when it has none."""
+    affinity = (spec.get("affinity") or {}).get("nodeAffinity") or {}
+    required = affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if not isinstance(required, Mapping):
+        return None
+    terms = required.get("nodeSelectorTerms") or []
+    return tuple(t for t in terms if isinstance(t, Mapping))
 
 
 def _seconds(stamp: Any) -> int | None:
