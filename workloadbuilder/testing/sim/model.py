@@ -6,6 +6,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
+from functools import cached_property
+from types import MappingProxyType
 from typing import Any
 
 from .quantity import parse_quantity
@@ -42,9 +44,14 @@ class SimNode:
             except ValueError as err:
                 raise ValueError(f"node {self.name!r}: allocatable {resource}: {err}") from None
 
+    @cached_property
+    def allocatable_values(self) -> Mapping[str, Fraction]:
+        """Allocatable resources as exact numbers, read once."""
+        return MappingProxyType({r: parse_quantity(q) for r, q in self.allocatable.items()})
+
     def capacity(self) -> Resources:
-        """Allocatable resources as exact numbers."""
-        return {r: parse_quantity(q) for r, q in self.allocatable.items()}
+        """Allocatable resources as exact numbers (a new dict the caller may change)."""
+        return dict(self.allocatable_values)
 
     def label(self, key: str) -> str | None:
         """The value of label ``key`` (hostname implied)."""

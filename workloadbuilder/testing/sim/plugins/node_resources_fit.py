@@ -40,7 +40,7 @@ def filter_node(cluster: Cluster, node: SimNode, pod: PodInfo) -> Status | None:
 
 def _exceeds(node: SimNode, pod: PodInfo) -> bool:
     """A request larger than the node's allocatable: evicting pods cannot make room."""
-    total = node.capacity()
+    total = node.allocatable_values
     return any(
         q > total.get(r, Fraction(0)) for r, q in pod.requests.items() if r != "pods" and q > 0
     )
