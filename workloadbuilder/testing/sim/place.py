@@ -139,7 +139,7 @@ def plan(
     parked: Collection[str] = frozenset(),
 ) -> Plan:
     """Schedule everything pending once, given the current objects. ``parked``: plain pods
-    (``ns/name``) left unschedulable by an earlier pass with no cluster event since; they are
+    (``ns/name``) left unschedulable by an earlier pass, with no event since that may help; they are
     not tried again (nothing is written for them), but a nominated one keeps its node."""
     result = Plan()
     active = []

@@ -12,7 +12,8 @@ changed. A new pod binding somewhere is none (it only takes room).
 
 So a preemptor, left waiting while its victims are evicted, is tried again when a victim's
 deletion begins, and that attempt ends "... not eligible due to a terminating pod on the
-nominated node." (real-apiserver-observed.md, 1a and 1e); it binds once the victim is gone.
+nominated node." with a second FailedScheduling event (issue 33, item 14, on the real
+scheduler's records of real-apiserver-observed.md 1a and 1e); it binds once the victim is gone.
 Pods of a PodGroup are not held here: the simulator tries groups at every pass (a real gang,
 once an event wakes it, retries in a busy loop: observed 1b, 2a and 3).
 """
