@@ -251,7 +251,7 @@ def migrate(
         try:
             loaded = [d for d in read_documents(read_bytes(path)) if d is not None]
         except DocumentError as exc:
-            fail(f"{path}:{exc.line}: {exc.message}", INVALID)
+            fail(exc.located(str(path)), INVALID)
         documents.extend(loaded)
         sources.extend(str(path) for _ in loaded)
     result = migrate_documents(documents, target=to.value)

@@ -31,20 +31,32 @@ __all__ = ["LoadedSpec", "SpecError", "load_spec", "parse_spec"]
 
 
 class SpecError(ValueError):
-    """A spec file that cannot be read or is invalid: ``errors`` at the spec's own paths.
+    """A spec file that cannot be read or is invalid: ``errors`` at the spec's own paths, or
+    the ``unreadable`` file's :class:`DocumentError` (then ``errors`` holds it at no field).
 
     ``str()`` gives one line per error, each prefixed with ``FILE:LINE:``.
     """
 
-    def __init__(self, source: str, errors: ErrorList, lines: Mapping[str, int]) -> None:
+    def __init__(
+        self,
+        source: str,
+        errors: ErrorList,
+        lines: Mapping[str, int],
+        *,
+        unreadable: DocumentError | None = None,
+    ) -> None:
         self.source = source
         self.errors = errors
         self.lines = dict(lines)
+        self.unreadable = unreadable
         super().__init__("\n".join(self.located()))
 
     def located(self) -> list[str]:
         """Each error as ``FILE:LINE: <apimachinery rendering>``, on one line: a line break or
-        another control character (in a key, say) is written as its escape (``\\r``)."""
+        another control character (in a key, say) is written as its escape (``\\r``). A file
+        that cannot be read is one line ``FILE:LINE:COLUMN: MESSAGE``: it has no field."""
+        if self.unreadable is not None:
+            return [_one_line(self.unreadable.located(self.source))]
         return [_one_line(f"{self.source}:{_line_of(e, self.lines)}: {e}") for e in self.errors]
 
 
@@ -191,7 +203,7 @@ def load_spec(path: str | Path) -> LoadedSpec:
         data, lines = read_located(raw)
     except DocumentError as exc:
         error = FieldError.invalid(None, None, exc.message)
-        raise SpecError(source, ErrorList([error]), {"": exc.line}) from None
+        raise SpecError(source, ErrorList([error]), {"": exc.line}, unreadable=exc) from None
     return parse_spec(data, source=source, lines=lines)
 
 
