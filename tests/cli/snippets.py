@@ -21,3 +21,9 @@ def assert_snippet(name: str, printed: str) -> None:
     assert path.is_file(), f"docs/snippets/{name} is missing: WORKLOADBUILDER_WRITE_SNIPPETS=1"
     shown = path.read_text(encoding="utf-8")
     assert shown == printed, f"docs/snippets/{name} is not what the command prints"
+
+
+def assert_shown(page: str, command: str, name: str) -> None:
+    """``page`` shows ``$ COMMAND`` followed by the snippet ``NAME``."""
+    text = (ROOT / ("README.md" if page == "README.md" else f"docs/{page}")).read_text()
+    assert f'$ {command}\n--8<-- "docs/snippets/{name}"\n' in text, (page, command, name)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from cli_paths import ROOT
-from snippets import SNIPPETS, assert_snippet
+from snippets import SNIPPETS, assert_shown, assert_snippet
 from typer.testing import CliRunner
 
 from workloadbuilder.cli import app
@@ -36,6 +36,7 @@ def test_the_outputs_shown_in_the_docs_are_the_commands_own(
     result = runner.invoke(app, args, terminal_width=200)
     assert result.exit_code == code, result.output
     assert_snippet(snippet, result.stdout + result.stderr)
+    assert_shown("cli.md", " ".join(["workloadbuilder", *args]), snippet)
 
 
 def test_every_snippet_is_shown_and_every_shown_snippet_exists() -> None:
