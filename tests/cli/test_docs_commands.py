@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -62,3 +63,50 @@ def test_a_shown_command_runs_as_shown(
     if ">" in argv or not shown:
         return
     assert (result.stdout + result.stderr).splitlines() == shown, page
+
+
+FENCED = re.compile(r"^```[a-z]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+WHEEL = f"dist/workloadbuilder-{PROJECT['version']}-py3-none-any.whl"
+
+
+def install_commands() -> list[tuple[str, list[str], str]]:
+    """(page, the words after ``pip install``, the paragraph) of each install command the
+    pages show, in a block, an indented line or inline code."""
+    found = []
+    for page in PAGES:
+        text = page.read_text()
+        lines = [
+            (line, line)
+            for block in [*FENCED.findall(text), *re.findall(r"^    .*$", text, re.MULTILINE)]
+            for line in block.splitlines()
+        ]
+        prose = FENCED.sub("", text)
+        for paragraph in re.split(r"\n\s*\n", prose):
+            flat = " ".join(paragraph.split())
+            lines.extend((span, flat) for span in re.findall(r"`([^`]*)`", flat))
+        for line, paragraph in lines:
+            for command in re.findall(r"pip install ([^#`]*)", line):
+                words = shlex.split(command.split("&&")[0])
+                found.append((page.name, words, paragraph))
+    return found
+
+
+INSTALLS = install_commands()
+
+
+def test_every_install_command_shown_can_work() -> None:
+    """The package is on no index yet: it is installed from the clone (``.``, ``-e .``) or
+    from the wheel ``python -m build`` makes, with extras that exist; the published name only
+    where the text says it is about its publication."""
+    extras = set(PROJECT["optional-dependencies"])
+    assert len(INSTALLS) > 8
+    for page, words, paragraph in INSTALLS:
+        for word in words:
+            name, _, extra = word.partition("[")
+            named = {e.strip() for e in extra.rstrip("]").split(",") if e.strip()}
+            assert named <= extras, (page, word)
+            if name == "workloadbuilder":
+                assert "publish" in paragraph, f"{page}: {word} is on no package index yet"
+            elif name.startswith("dist/"):
+                assert name == WHEEL, (page, word)
