@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 import yaml
@@ -91,41 +92,44 @@ UNREADABLE = [
 ]
 
 
-def _at(path: Path, line: int, column: int | None) -> str:
-    return f"{path}:{line}:" if column is None else f"{path}:{line}:{column}:"
+class Case(NamedTuple):
+    content: bytes
+    line: int
+    column: int | None
+    message: str
+
+    def expected(self, path: Path) -> str:
+        """``PATH:LINE:COLUMN: MESSAGE`` (no column where the reader gives none)."""
+        column = "" if self.column is None else f"{self.column}:"
+        return f"{path}:{self.line}:{column} {self.message}"
 
 
-@pytest.mark.parametrize(("content", "line", "column", "message"), UNREADABLE)
-def test_the_loader_reports_one_located_error(
-    tmp_path: Path, content: bytes, line: int, column: int | None, message: str
-) -> None:
+CASES = [pytest.param(Case(*p.values), id=p.id) for p in UNREADABLE]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_loader_reports_one_located_error(tmp_path: Path, case: Case) -> None:
     path = tmp_path / "spec.yaml"
-    path.write_bytes(content)
+    path.write_bytes(case.content)
     with pytest.raises(SpecError) as caught:
         load_spec(path)
     (located,) = caught.value.located()
-    assert located.startswith(f"{_at(path, line, column)} {message}"), located
+    assert located.startswith(case.expected(path)), located
     assert "<nil>" not in located and "Invalid value" not in located  # no field to name
 
 
-@pytest.mark.parametrize(("content", "line", "column", "message"), UNREADABLE)
+@pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("command", ["validate", "build", "explain"])
 def test_the_commands_print_it_on_one_line_and_exit_1(
-    runner: CliRunner,
-    tmp_path: Path,
-    command: str,
-    content: bytes,
-    line: int,
-    column: int | None,
-    message: str,
+    runner: CliRunner, tmp_path: Path, command: str, case: Case
 ) -> None:
     path = tmp_path / "spec.yaml"
-    path.write_bytes(content)
+    path.write_bytes(case.content)
     result = runner.invoke(app, [command, str(path)])
     assert result.exit_code == 1, result.output
     assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
     (printed,) = result.stderr.splitlines()
-    assert printed.startswith(f"{_at(path, line, column)} {message}"), printed
+    assert printed.startswith(case.expected(path)), printed
 
 
 def test_an_error_is_one_line_whatever_the_key(runner: CliRunner, tmp_path: Path) -> None:
@@ -139,25 +143,19 @@ def test_an_error_is_one_line_whatever_the_key(runner: CliRunner, tmp_path: Path
 
 
 @pytest.mark.parametrize(
-    ("content", "line", "column", "message"), [p for p in UNREADABLE if p.id != "two-documents"]
+    "case", [p for p in CASES if p.id != "two-documents"]
 )  # a stream of documents is what these commands read
 @pytest.mark.parametrize("command", ["migrate", "simulate"])
 def test_migrate_and_simulate_read_their_files_alike(
-    runner: CliRunner,
-    tmp_path: Path,
-    command: str,
-    content: bytes,
-    line: int,
-    column: int | None,
-    message: str,
+    runner: CliRunner, tmp_path: Path, command: str, case: Case
 ) -> None:
     path = tmp_path / "input.yaml"
-    path.write_bytes(content)
+    path.write_bytes(case.content)
     args = [command, str(path)] if command == "migrate" else [command, str(SPECS / "training.yaml")]
     result = runner.invoke(app, args + (["--nodes", str(path)] if command == "simulate" else []))
     assert result.exit_code == 1, result.output
     (printed,) = result.stderr.splitlines()
-    assert printed.startswith(f"error: {_at(path, line, column)} {message}"), printed
+    assert printed.startswith(f"error: {case.expected(path)}"), printed
 
 
 def _objects(path: Path) -> list[dict[str, object]]:
