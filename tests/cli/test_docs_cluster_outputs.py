@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from cli_paths import ROOT
 from cluster_support import cli, create_namespace
-from snippets import assert_shown, assert_snippet
+from docs_pages import SESSIONS, assert_shown, assert_snippet
+from server_process import server_process
 
 from workloadbuilder.testing import FakeAPIServer
 
@@ -94,3 +97,33 @@ async def test_getting_started_applies_with_kubectl_on_a_fresh_cluster(tmp_path:
     assert_snippet("build-kubectl-apply-training.txt", applied)
     piped = f"workloadbuilder {build} | kubectl apply --server-side -f -"
     assert_shown("getting-started.md", piped, "build-kubectl-apply-training.txt")
+
+
+def _masked(lines: list[str]) -> list[str]:
+    """A kubectl table's AGE (the last column), a server's temporary directory: what differs
+    from run to run."""
+    lines = [re.sub(r"apiserver-[^/]+/", "apiserver-X/", line) for line in lines]
+    return [re.sub(r"  (\d+s|AGE)$", "  AGE", line) for line in lines]
+
+
+@pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
+@pytest.mark.parametrize("session", SESSIONS, ids=[" ".join(s[0][0]) for s in SESSIONS])
+def test_testing_md_shell_sessions_print_what_the_page_shows(
+    session: list[tuple[list[str], list[str]]], tmp_path: Path
+) -> None:
+    """The standalone server started as the page starts it; each kubectl command after it
+    prints the lines shown (its AGE column and the server's directory aside)."""
+    assert KUBECTL is not None
+    (start, printed), *steps = session
+    with server_process(*start[3:]) as kubeconfig:
+        assert _masked([str(kubeconfig)]) == _masked(printed)
+        env = {**os.environ, "HOME": str(tmp_path), "KUBECONFIG": str(kubeconfig)}
+        for argv, shown in steps:
+            if argv[0] == "export":
+                assert argv[1] == f"KUBECONFIG={printed[0]}"
+                continue
+            assert argv[0] == "kubectl", argv
+            result = subprocess.run(
+                [KUBECTL, *argv[1:]], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60
+            )
+            assert _masked(result.stdout.splitlines()) == _masked(shown), result.stderr

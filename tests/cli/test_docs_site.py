@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from cli_paths import ROOT
-from snippets import SNIPPETS, assert_shown, assert_snippet
+from docs_pages import SNIPPETS, assert_shown, assert_snippet
 from typer.testing import CliRunner
 
 from workloadbuilder.cli import app

@@ -17,7 +17,7 @@ from cluster_support import (
     cli,
     create_namespace,
 )
-from snippets import assert_snippet
+from docs_pages import assert_snippet
 from typer.testing import CliRunner
 
 from workloadbuilder.cli import app
