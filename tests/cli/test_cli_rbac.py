@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
+import pytest
 import yaml
+from cli_paths import ROOT
+from cluster_support import GROUP_NAME, NS, TRAINING, WORKLOAD
+from typer.main import get_command
 from typer.testing import CliRunner
 
 from workloadbuilder import aio
 from workloadbuilder.cli import app
+from workloadbuilder.cli._permissions import COMMAND_VERBS
 from workloadbuilder.testing import FakeAPIServer
 
 RUNNER = CliRunner()
+RBAC = ("rbac.authorization.k8s.io", "v1")
 
 
 def test_it_prints_a_role_and_its_binding_for_kubectl_apply() -> None:
@@ -51,6 +58,12 @@ def test_an_unknown_verb_or_no_namespace_is_a_usage_error() -> None:
     unknown = RUNNER.invoke(app, ["rbac", "aply", "-n", "ml", "--service-account", "x"])
     assert unknown.exit_code == 2
     assert "unknown verb 'aply'" in unknown.output
+    # a command that does not exist is no verb either (`workloadbuilder wait`: No such command)
+    assert RUNNER.invoke(app, ["wait"]).exit_code == 2
+    wait = RUNNER.invoke(app, ["rbac", "wait", "-n", "ml", "--service-account", "x"])
+    assert wait.exit_code == 2 and "unknown verb 'wait'" in wait.output
+    listed = re.search(r"give a command \(([^)]*)\)", wait.output)
+    assert listed and listed.group(1).split(", ") == sorted(COMMAND_VERBS)
     nowhere = RUNNER.invoke(app, ["rbac", "apply", "--service-account", "x"])
     assert nowhere.exit_code == 2
     assert "-n NAMESPACE, or -A" in nowhere.output
@@ -84,3 +97,59 @@ def test_cache_kinds_narrow_the_cache_rules() -> None:
         app, ["rbac", "cache", "--cache-kind", "Node", "-n", "ml", "--service-account", "x"]
     )
     assert wrong.exit_code == 2 and "a cache holds Event, Pod, Job" in wrong.output
+
+
+def _cluster_commands() -> set[str]:
+    """The commands that take --kubeconfig, read from the command line itself."""
+    commands = get_command(app).commands  # type: ignore[attr-defined]  # a group
+    return {
+        name
+        for name, command in commands.items()
+        if any("--kubeconfig" in getattr(p, "opts", ()) for p in command.params)
+    }
+
+
+def test_the_commands_rbac_takes_are_the_commands_on_the_cluster() -> None:
+    assert set(COMMAND_VERBS) == _cluster_commands()
+    shown = re.sub("[│╭╮╰╯─]", " ", RUNNER.invoke(app, ["rbac", "--help"]).output)  # the box
+    assert f"the commands ({', '.join(COMMAND_VERBS)})" in " ".join(shown.split())
+    page = " ".join((ROOT / "docs" / "cli.md").read_text().split())
+    (listed,) = re.findall(r"or the commands ((?:`[a-z]+`(?:, | and ))+`[a-z]+`)", page)
+    assert re.findall(r"`([a-z]+)`", listed) == list(COMMAND_VERBS)
+
+
+# What each command is run on, once the administrator has applied the training spec, and its
+# exit code then (inspect finds the gang without pods: 1).
+RUNS = {
+    "apply": ["apply", str(TRAINING)],
+    "delete": ["delete", WORKLOAD, "-n", NS],
+    "diagnose": ["diagnose", GROUP_NAME, "-n", NS],
+    "inspect": ["inspect", "-n", NS],
+    "status": ["status", WORKLOAD, "-n", NS],
+}
+
+
+@pytest.mark.parametrize("command", sorted(COMMAND_VERBS))
+async def test_the_role_rbac_prints_for_a_command_lets_it_run(command: str, tmp_path: Path) -> None:
+    """On the RBAC authorizer (kube-apiserver's rules), as a ServiceAccount bound to exactly
+    what `rbac COMMAND` prints, the command runs; with no Role it is refused."""
+    printed = RUNNER.invoke(app, ["rbac", command, "-n", NS, "--service-account", "runner"])
+    assert printed.exit_code == 0, printed.output
+    role, binding = yaml.safe_load_all(printed.output)
+    async with FakeAPIServer(authorization="RBAC", auto_create_namespaces=True) as server:
+        admin = {"KUBECONFIG": str(server.kubeconfig_path)}
+        applied = await asyncio.to_thread(RUNNER.invoke, app, ["apply", str(TRAINING)], env=admin)
+        assert applied.exit_code == 0, applied.output
+        config = yaml.safe_load(server.kubeconfig_path.read_text())
+        user = f"system:serviceaccount:{NS}:runner"
+        config["users"][0]["user"]["token"] = server.token_for(user)
+        kubeconfig = tmp_path / "runner.yaml"
+        kubeconfig.write_text(yaml.safe_dump(config))
+        env = {"KUBECONFIG": str(kubeconfig)}
+        refused = await asyncio.to_thread(RUNNER.invoke, app, RUNS[command], env=env)
+        server.create_object(*RBAC, "roles", role)
+        server.create_object(*RBAC, "rolebindings", binding)
+        allowed = await asyncio.to_thread(RUNNER.invoke, app, RUNS[command], env=env)
+    assert refused.exit_code == 1 and "is forbidden" in refused.output, refused.output
+    assert allowed.exit_code == (1 if command == "inspect" else 0), allowed.output
+    assert "forbidden" not in allowed.output

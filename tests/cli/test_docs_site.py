@@ -10,30 +10,39 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_paths import NODES, ROOT, SPECS
+from cli_paths import ROOT
+from docs_pages import SNIPPETS, assert_shown, assert_snippet
 from typer.testing import CliRunner
 
 from workloadbuilder.cli import app
 
-SNIPPETS = ROOT / "docs" / "snippets"
-
 
 @pytest.mark.parametrize(
-    ("snippet", "args"),
+    ("snippet", "args", "code"),
     [
-        ("explain-release.txt", ["explain", str(SPECS / "release.yaml")]),
+        ("explain-release.txt", ["explain", "examples/specs/release.yaml"], 0),
         (
             "simulate-release.txt",
-            ["simulate", str(SPECS / "release.yaml"), "--nodes", str(NODES)],
+            ["simulate", "examples/specs/release.yaml", "--nodes", "examples/nodes.yaml"],
+            0,
         ),
+        ("validate-not-yaml.txt", ["validate", "examples/invalid/not-yaml.yaml"], 1),
     ],
 )
 def test_the_outputs_shown_in_the_docs_are_the_commands_own(
-    runner: CliRunner, snippet: str, args: list[str]
+    runner: CliRunner, snippet: str, args: list[str], code: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    result = runner.invoke(app, args)
-    assert result.exit_code == 0, result.output
-    assert (SNIPPETS / snippet).read_text() == result.stdout
+    monkeypatch.chdir(ROOT)  # the paths as the pages write them
+    result = runner.invoke(app, args, terminal_width=200)
+    assert result.exit_code == code, result.output
+    assert_snippet(snippet, result.stdout + result.stderr)
+    assert_shown("cli.md", " ".join(["workloadbuilder", *args]), snippet)
+
+
+def test_every_snippet_is_shown_and_every_shown_snippet_exists() -> None:
+    pages = "".join(p.read_text() for p in [*(ROOT / "docs").glob("*.md"), ROOT / "README.md"])
+    shown = set(re.findall(r'--8<-- "docs/snippets/([^"]+)"', pages))
+    assert shown == {p.name for p in SNIPPETS.iterdir()}
 
 
 def test_the_site_builds_strictly_without_warnings(tmp_path: Path) -> None:
