@@ -19,11 +19,9 @@ from workloadbuilder.testing.apply.merge import (
 )
 from workloadbuilder.testing.common import errors
 from workloadbuilder.testing.common.resources import Registry, ResourceType
-from workloadbuilder.testing.engine import checks, grace
-from workloadbuilder.testing.engine.admission import admit_pod_update, admit_priority
+from workloadbuilder.testing.engine import admission, checks, grace
 from workloadbuilder.testing.engine.controllers import Controllers
 from workloadbuilder.testing.engine.objects import (
-    NAMESPACES,
     assign_name,
     deleted_status,
     finalizers_pending,
@@ -117,6 +115,9 @@ class Engine:
         self.field_checker = field_checker
         self.auto_create_namespaces = auto_create_namespaces
         self.controllers = Controllers(store, self)
+        self.admission = admission.default_chain(
+            registry, store, self._create_namespace, auto_create_namespaces=auto_create_namespaces
+        )
         self.own_deletes: dict[GroupResource, OwnDelete] = {}
         """Kinds whose registry answers a DELETE its own way, before anything is checked: the
         answer, or ``None`` to delete as usual."""
@@ -147,29 +148,12 @@ class Engine:
 
     # -- admission -------------------------------------------------------------------------
 
-    def _admit_namespace(self, rt: ResourceType, namespace: str | None) -> None:
-        """NamespaceLifecycle admission: a create needs its namespace (404 when missing).
-
-        With ``auto_create_namespaces`` the namespace is created instead. Without a served
-        ``namespaces`` resource there is nothing to check.
-        """
+    def _create_namespace(self, name: str) -> None:
+        """NamespaceAutoProvision's create of a missing namespace."""
         namespaces = self.registry.get("", "v1", "namespaces")
-        if not rt.namespaced or not namespace or namespaces is None:
-            return
-        if self.store.get(resource_of(namespaces), ("", namespace)) is not None:
-            return
-        if not self.auto_create_namespaces:
-            raise errors.not_found(namespaces, namespace)
-        body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
-        self.create(namespaces, None, body, WriteOptions(default_manager="kube-apiserver"))
-
-    def _check_namespace_active(self, rt: ResourceType, namespace: str | None, name: str) -> None:
-        """Nothing new in a namespace that is being deleted (403 ``NamespaceTerminating``)."""
-        if not rt.namespaced or not namespace:
-            return
-        ns = self.store.get(NAMESPACES, ("", namespace))
-        if ns is not None and ns.obj["metadata"].get("deletionTimestamp"):
-            raise errors.namespace_terminating(rt, name, namespace)
+        if namespaces is not None:
+            body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+            self.create(namespaces, None, body, WriteOptions(default_manager="kube-apiserver"))
 
     def _check_fields(
         self, rt: ResourceType, obj: dict[str, Any], opts: WriteOptions, *, apply: bool
@@ -239,12 +223,7 @@ class Engine:
         obj = checks.check_type(self.registry, rt, checks.decode_object(rt, body))
         meta = obj["metadata"]
         checks.check_namespace(rt, meta, namespace)
-        name = assign_name(rt, meta)
-        if not opts.dry_run or not self.auto_create_namespaces:
-            self._admit_namespace(rt, namespace)
-        self._check_namespace_active(rt, namespace, name)
-        if self.store.get(resource_of(rt), self._name(rt, namespace, name)) is not None:
-            raise errors.already_exists(rt, name)
+        assign_name(rt, meta)
         warnings = self._check_fields(rt, obj, opts, apply=False)
         stamp = fresh_metadata(meta)
         if rt.status and (rt.group, rt.kind) != ("", "Node"):
@@ -258,7 +237,6 @@ class Engine:
             managed.tracked_view(obj, ownership_scope(rt, "")),
             stamp,
         )
-        rules.admit(rt.group, rt.kind, obj)  # after the field manager, as admission runs
         result = self._finish(rt, None, obj, entries, opts)
         result.code, result.warnings = 201, warnings
         return result
@@ -316,7 +294,7 @@ class Engine:
             managed.tracked_view(new, scope),
             now(),
         )
-        result = self._finish(rt, stored, new, entries, opts)
+        result = self._finish(rt, stored, new, entries, opts, subresource)
         result.warnings = list(warnings)
         return result
 
@@ -400,9 +378,6 @@ class Engine:
         if stored is None:
             if subresource:
                 raise errors.not_found(rt, name)
-            if not opts.dry_run or not self.auto_create_namespaces:
-                self._admit_namespace(rt, namespace)
-            self._check_namespace_active(rt, namespace, name)
             live = new_object(rt, namespace, name, stamp)
             entries: managed.Entries = {}
         else:
@@ -418,9 +393,7 @@ class Engine:
             stamp,
         )
         self._apply_defaults(rt, merged, creating=stored is None)
-        if stored is None:
-            rules.admit(rt.group, rt.kind, merged)
-        result = self._finish(rt, stored, merged, entries, opts)
+        result = self._finish(rt, stored, merged, entries, opts, subresource)
         result.warnings = warnings
         if stored is None:
             result.code = 201
@@ -433,17 +406,30 @@ class Engine:
         obj: dict[str, Any],
         entries: managed.Entries,
         opts: WriteOptions,
+        subresource: str = "",
     ) -> Result:
-        """Every write ends here: validate, skip a no-op, count the generation, then persist."""
-        rules.drop_disabled_fields(
-            rt.group, rt.kind, obj, stored.obj if stored else None, self.registry.gates
-        )
-        if stored is None:
-            admit_priority(self.store, rt, obj, self.registry.gates)
-        else:
-            admit_pod_update(rt, obj, stored.obj)
-        self._validate(rt, stored, obj)
+        """Every write ends here: admission and validation, skip a no-op, count the
+        generation, then persist. A create of a name in use is a 409 after the mutating
+        admission (as storage answers after it)."""
+        old = stored.obj if stored else None
+        rules.drop_disabled_fields(rt.group, rt.kind, obj, old, self.registry.gates)
         meta = obj["metadata"]
+        attrs = admission.Attributes(
+            admission.UPDATE if stored else admission.CREATE,
+            rt,
+            meta.get("namespace") or "",
+            meta.get("name", ""),
+            obj,
+            self.as_served(rt, old) if old is not None else None,
+            subresource,
+            opts.dry_run,
+        )
+        self.admission.admit(attrs)
+        key = self._name(rt, meta.get("namespace"), meta.get("name", ""))
+        if stored is None and self.store.get(resource_of(rt), key) is not None:
+            raise errors.already_exists(rt, meta.get("name", ""))
+        self._validate(rt, stored, obj)
+        self.admission.validate(attrs)
         if stored is not None:
             if self._unchanged(rt, stored, obj, entries):
                 return Result(200, self.as_served(rt, stored.obj))
@@ -529,6 +515,17 @@ class Engine:
         policy = propagation or "Background"
         stored = self._stored(rt, namespace, name)
         checks.check_delete_preconditions(rt, stored.obj["metadata"], preconditions or {})
+        attrs = admission.Attributes(
+            admission.DELETE,
+            rt,
+            (namespace or "") if rt.namespaced else "",
+            name,
+            None,
+            self.as_served(rt, stored.obj),
+            dry_run=dry_run,
+        )
+        self.admission.admit(attrs)
+        self.admission.validate(attrs)
         obj = copy_json(self.as_served(rt, stored.obj))
         if policy == "Foreground" and FOREGROUND not in (obj["metadata"].get("finalizers") or []):
             # The owner stays, marked, until the garbage collector has removed its dependents.

@@ -89,16 +89,6 @@ def drop_disabled_fields(
         drop_disabled_job_fields(obj, old, gates)
 
 
-def admit(group: str, kind: str, obj: dict[str, Any]) -> None:
-    """Mutating admission on create: PodGroupProtection adds its finalizer to a PodGroup."""
-    if (group, kind) != (SCHEDULING_GROUP, "PodGroup"):
-        return
-    meta = obj["metadata"]
-    finalizers = list(meta.get("finalizers") or [])
-    if POD_GROUP_PROTECTION not in finalizers:
-        meta["finalizers"] = [*finalizers, POD_GROUP_PROTECTION]
-
-
 def has_status_subresource(group: str, kind: str) -> bool:
     """Whether the kind serves ``/status`` (and so ignores status on the main resource)."""
     return (group, kind) in _STATUS_KINDS
