@@ -9,18 +9,48 @@ from workloadbuilder.testing import FakeAPIServer
 from workloadbuilder.testing.common.errors import APIStatusError
 
 ALL_ORDERED_PLUGINS = (
-    "AlwaysAdmit NamespaceAutoProvision NamespaceLifecycle NamespaceExists "
-    "LimitPodHardAntiAffinityTopology LimitRanger ServiceAccount NodeRestriction "
-    "TaintNodesByCondition AlwaysPullImages ImagePolicyWebhook PodSecurity PodNodeSelector "
-    "Priority DefaultTolerationSeconds PodTolerationRestriction EventRateLimit "
-    "ExtendedResourceToleration DefaultStorageClass StorageObjectInUseProtection "
-    "PodGroupProtection OwnerReferencesPermissionEnforcement PersistentVolumeClaimResize "
-    "RuntimeClass CertificateApproval CertificateSigning ClusterTrustBundleAttest "
-    "CertificateSubjectRestriction DefaultIngressClass DenyServiceExternalIPs PodTopologyLabels "
-    "PodGroupWorkloadExists NodeDeclaredFeatureValidator JobValidation PodResizeValidator "
-    "MutatingAdmissionPolicy MutatingAdmissionWebhook ValidatingAdmissionPolicy "
-    "ValidatingAdmissionWebhook ResourceQuota AlwaysDeny"
-).split()
+    "AlwaysAdmit",
+    "NamespaceAutoProvision",
+    "NamespaceLifecycle",
+    "NamespaceExists",
+    "LimitPodHardAntiAffinityTopology",
+    "LimitRanger",
+    "ServiceAccount",
+    "NodeRestriction",
+    "TaintNodesByCondition",
+    "AlwaysPullImages",
+    "ImagePolicyWebhook",
+    "PodSecurity",
+    "PodNodeSelector",
+    "Priority",
+    "DefaultTolerationSeconds",
+    "PodTolerationRestriction",
+    "EventRateLimit",
+    "ExtendedResourceToleration",
+    "DefaultStorageClass",
+    "StorageObjectInUseProtection",
+    "PodGroupProtection",
+    "OwnerReferencesPermissionEnforcement",
+    "PersistentVolumeClaimResize",
+    "RuntimeClass",
+    "CertificateApproval",
+    "CertificateSigning",
+    "ClusterTrustBundleAttest",
+    "CertificateSubjectRestriction",
+    "DefaultIngressClass",
+    "DenyServiceExternalIPs",
+    "PodTopologyLabels",
+    "PodGroupWorkloadExists",
+    "NodeDeclaredFeatureValidator",
+    "JobValidation",
+    "PodResizeValidator",
+    "MutatingAdmissionPolicy",
+    "MutatingAdmissionWebhook",
+    "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionWebhook",
+    "ResourceQuota",
+    "AlwaysDeny",
+)
 """``AllOrderedPlugins`` of kubernetes ``pkg/kubeapiserver/options/plugins.go`` (the names its
 comments give each ``PluginName``)."""
 

@@ -69,6 +69,8 @@ _NO_VERSION = {
     "message": "Invalid value: 0x0: must be specified for an update",  # a uint64, as %#v
     "field": "metadata.resourceVersion",
 }
+_ADMIN = {"username": "kubernetes-admin", "groups": ["system:masters", "system:authenticated"]}
+"""Who the kubeconfig's credentials are, for a server that does not authenticate."""
 OwnDelete = Callable[[ResourceType, str | None, str, bool, dict[str, Any] | None], "Result | None"]
 """A kind's own DELETE: ``(rt, namespace, name, dry_run, preconditions)`` to its answer."""
 
@@ -115,8 +117,18 @@ class Engine:
         self.field_checker = field_checker
         self.auto_create_namespaces = auto_create_namespaces
         self.controllers = Controllers(store, self)
+        self.requester: Callable[[], dict[str, Any]] = lambda: dict(_ADMIN)
+        """The ``userInfo`` of the request being served (webhooks are sent it)."""
+        self.webhook_services: dict[str, str] = {}
+        """A webhook ``service`` (``"namespace/name"`` or ``"namespace/name:port"``) to the
+        loopback ``host:port`` serving it."""
         self.admission = admission.default_chain(
-            registry, store, self._create_namespace, auto_create_namespaces=auto_create_namespaces
+            registry,
+            store,
+            self._create_namespace,
+            auto_create_namespaces=auto_create_namespaces,
+            webhook_services=self.webhook_services,
+            user=lambda: self.requester(),
         )
         self.own_deletes: dict[GroupResource, OwnDelete] = {}
         """Kinds whose registry answers a DELETE its own way, before anything is checked: the
@@ -238,7 +250,7 @@ class Engine:
             stamp,
         )
         result = self._finish(rt, None, obj, entries, opts)
-        result.code, result.warnings = 201, warnings
+        result.code, result.warnings = 201, [*warnings, *result.warnings]
         return result
 
     def replace(
@@ -295,7 +307,7 @@ class Engine:
             now(),
         )
         result = self._finish(rt, stored, new, entries, opts, subresource)
-        result.warnings = list(warnings)
+        result.warnings = [*warnings, *result.warnings]
         return result
 
     def patch(
@@ -394,7 +406,7 @@ class Engine:
         )
         self._apply_defaults(rt, merged, creating=stored is None)
         result = self._finish(rt, stored, merged, entries, opts, subresource)
-        result.warnings = warnings
+        result.warnings = [*warnings, *result.warnings]
         if stored is None:
             result.code = 201
         return result
@@ -423,8 +435,10 @@ class Engine:
             self.as_served(rt, old) if old is not None else None,
             subresource,
             opts.dry_run,
+            _write_options("UpdateOptions" if stored else "CreateOptions", opts),
         )
         self.admission.admit(attrs)
+        meta = obj["metadata"]  # a webhook's patch may have replaced it
         key = self._name(rt, meta.get("namespace"), meta.get("name", ""))
         if stored is None and self.store.get(resource_of(rt), key) is not None:
             raise errors.already_exists(rt, meta.get("name", ""))
@@ -432,7 +446,7 @@ class Engine:
         self.admission.validate(attrs)
         if stored is not None:
             if self._unchanged(rt, stored, obj, entries):
-                return Result(200, self.as_served(rt, stored.obj))
+                return Result(200, self.as_served(rt, stored.obj), attrs.warnings)
             meta["resourceVersion"] = stored.obj["metadata"]["resourceVersion"]
         if tracks_generation(rt):
             meta["generation"] = generation(rt, obj, stored.obj if stored else None)
@@ -443,9 +457,9 @@ class Engine:
         if opts.dry_run:
             if stored is None:
                 obj["metadata"].pop("resourceVersion", None)
-            return Result(200, obj)
+            return Result(200, obj, attrs.warnings)
         self.persist(rt, Stored(obj, entries))
-        return Result(200, obj)
+        return Result(200, obj, attrs.warnings)
 
     def _validate(self, rt: ResourceType, stored: Stored | None, obj: dict[str, Any]) -> None:
         """The API server's rules on the final object (and the old one, on updates): else 422."""
@@ -523,6 +537,7 @@ class Engine:
             None,
             self.as_served(rt, stored.obj),
             dry_run=dry_run,
+            options=_delete_options(propagation, dry_run, preconditions, grace_period),
         )
         self.admission.admit(attrs)
         self.admission.validate(attrs)
@@ -612,6 +627,35 @@ class Engine:
         final["metadata"]["resourceVersion"] = str(self.store.next_rv())
         self.store.remove(resource, key, final)
         return final
+
+
+def _write_options(kind: str, opts: WriteOptions) -> dict[str, Any]:
+    """The ``CreateOptions`` / ``UpdateOptions`` admission sees (a patch's, converted)."""
+    out: dict[str, Any] = {"kind": kind, "apiVersion": "meta.k8s.io/v1"}
+    if opts.dry_run:
+        out["dryRun"] = ["All"]
+    if opts.field_manager:
+        out["fieldManager"] = opts.field_manager
+    return out
+
+
+def _delete_options(
+    propagation: str | None,
+    dry_run: bool,
+    preconditions: dict[str, Any] | None,
+    grace_period: int | None,
+) -> dict[str, Any]:
+    """The ``DeleteOptions`` admission sees: what the request set."""
+    out: dict[str, Any] = {"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1"}
+    if grace_period is not None:
+        out["gracePeriodSeconds"] = grace_period
+    if preconditions:
+        out["preconditions"] = preconditions
+    if propagation:
+        out["propagationPolicy"] = propagation
+    if dry_run:
+        out["dryRun"] = ["All"]
+    return out
 
 
 def _rv(obj: dict[str, Any]) -> dict[str, Any]:

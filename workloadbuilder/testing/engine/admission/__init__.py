@@ -10,7 +10,7 @@ then, after the kind's validation, :meth:`Chain.validate` (every validating half
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from workloadbuilder.testing.common.resources import Registry
 from workloadbuilder.testing.engine.admission.attributes import (
@@ -31,6 +31,12 @@ from workloadbuilder.testing.engine.admission.priority import Priority
 from workloadbuilder.testing.engine.admission.taint_nodes import (
     NOT_READY_TAINT,
     TaintNodesByCondition,
+)
+from workloadbuilder.testing.engine.admission.webhooks import (
+    MutatingAdmissionWebhook,
+    UserInfo,
+    ValidatingAdmissionWebhook,
+    Webhooks,
 )
 from workloadbuilder.testing.store.store import Store
 
@@ -53,9 +59,14 @@ def default_chain(
     create_namespace: Callable[[str], object],
     *,
     auto_create_namespaces: bool,
+    webhook_services: Mapping[str, str],
+    user: UserInfo,
 ) -> Chain:
     """The plugins kube-apiserver enables by default that this server implements, in order
-    (``NamespaceAutoProvision`` only with ``auto_create_namespaces``)."""
+    (``NamespaceAutoProvision`` only with ``auto_create_namespaces``). ``webhook_services``
+    maps a webhook's ``service`` (``"namespace/name"`` or ``"namespace/name:port"``) to the
+    loopback ``host:port`` serving it; ``user`` is the requester's ``userInfo``."""
+    webhooks = Webhooks(store, registry, webhook_services, user)
     plugins: list[object] = []
     if auto_create_namespaces:
         plugins.append(NamespaceAutoProvision(registry, store, create_namespace))
@@ -64,5 +75,7 @@ def default_chain(
         TaintNodesByCondition(),
         Priority(store, registry.gates),
         PodGroupProtection(),
+        MutatingAdmissionWebhook(webhooks),
+        ValidatingAdmissionWebhook(webhooks),
     ]
     return Chain(plugins)

@@ -31,6 +31,14 @@ class Attributes:
     subresource: str = ""
     dry_run: bool = False
     options: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    """``Warning`` header texts plugins add (a webhook's ``response.warnings``)."""
+    reinvoke: bool = False
+    """Set by a plugin whose change calls for a second mutating round (``reinvocationPolicy``)."""
+    reinvoking: bool = False
+    """Whether the mutating phase runs its second round."""
+    state: dict[str, Any] = field(default_factory=dict)
+    """Plugins' own bookkeeping across the rounds, by plugin name."""
 
 
 @runtime_checkable

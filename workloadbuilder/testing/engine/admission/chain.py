@@ -27,9 +27,14 @@ class Chain:
         return [str(getattr(p, "name", type(p).__name__)) for p in self.plugins]
 
     def admit(self, attrs: Attributes) -> None:
-        """The mutating phase: each plugin may change ``attrs.obj`` or refuse."""
+        """The mutating phase: each plugin may change ``attrs.obj`` or refuse. When a plugin
+        asks for it, the whole phase runs once more (``admission/reinvocation.go``)."""
         for plugin in self._mutating:
             plugin.admit(attrs)
+        if attrs.reinvoke and not attrs.reinvoking:
+            attrs.reinvoking = True
+            for plugin in self._mutating:
+                plugin.admit(attrs)
 
     def validate(self, attrs: Attributes) -> None:
         """The validating phase, on the object as the mutating phase and validation left it."""
