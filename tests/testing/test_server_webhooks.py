@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server_helpers import bounded, pod
+from server_helpers import bounded, call, pod
 from test_server_kubectl import kubectl, needs_kubectl
 from webhook_helpers import WebhookServer, allow, configuration, json_patch, webhook
 
@@ -415,3 +415,91 @@ def test_a_service_reference_is_called_at_its_mapped_loopback_address(hooks: Web
     install(server, VALIDATING, "service", hook)
     create_pod(server)
     assert len(hooks.requests("by-service")) == 1
+
+
+@needs_kubectl
+@bounded(60)
+async def test_kubectl_applies_and_watches_a_configuration(
+    hooks: WebhookServer, tmp_path: Path
+) -> None:
+    """kubectl's apply (server-side field validation against our OpenAPI) creates it. A second
+    apply re-sends the atomic ``rules`` list, which differs from the live one by its defaulted
+    ``scope`` (kubectl's three-way diff), so kubectl prints ``configured``; the patch merges
+    ``webhooks`` by ``name`` (``patchMergeKey=name``) and changes nothing. A pod update then
+    reaches the webhook with its old object."""
+    url = hooks.on("kubectl-applied", allow)
+    manifest = f"""\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: applied
+webhooks:
+- name: applied.example.com
+  clientConfig:
+    url: {url}
+    caBundle: {hooks.ca_bundle}
+  rules:
+  - operations: ["UPDATE"]
+    apiGroups: [""]
+    apiVersions: ["v1"]
+    resources: ["pods"]
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+"""
+    async with FakeAPIServer() as server:
+        code, out = await kubectl(server, tmp_path, "apply", "-f", "-", stdin=manifest)
+        assert (code, out.strip()) == (
+            0,
+            "validatingwebhookconfiguration.admissionregistration.k8s.io/applied created",
+        )
+        before = server.get_object(ADM, "v1", PLURALS[VALIDATING], None, "applied")
+        code, out = await kubectl(server, tmp_path, "apply", "-f", "-", stdin=manifest)
+        assert (code, out.strip()) == (
+            0,
+            "validatingwebhookconfiguration.admissionregistration.k8s.io/applied configured",
+        )
+        after = server.get_object(ADM, "v1", PLURALS[VALIDATING], None, "applied")
+        assert before is not None and after is not None
+        assert after["metadata"]["resourceVersion"] == before["metadata"]["resourceVersion"]
+        by_ssa = manifest.replace("name: applied\n", "name: by-ssa\n")
+        code, out = await kubectl(
+            server, tmp_path, "apply", "--server-side", "-f", "-", stdin=by_ssa
+        )
+        assert (code, out.strip()) == (
+            0,
+            "validatingwebhookconfiguration.admissionregistration.k8s.io/by-ssa serverside-applied",
+        )
+        create_pod(server, "u")
+        assert hooks.requests("kubectl-applied") == []
+        server.patch_object("", "v1", "pods", "default", "u", {"metadata": {"labels": {"a": "b"}}})
+    update, same = hooks.requests("kubectl-applied")  # one call per configuration
+    assert same["object"] == update["object"]
+    assert update["operation"] == "UPDATE" and update["options"]["kind"] == "UpdateOptions"
+    assert "labels" not in update["oldObject"]["metadata"]
+    assert update["object"]["metadata"]["labels"] == {"a": "b"}
+
+
+@bounded()
+async def test_a_webhooks_warnings_reach_the_answer(hooks: WebhookServer) -> None:
+    """``warning.AddWarning`` of each ``response.warnings`` entry: a ``Warning`` header."""
+    url = hooks.on("warn", lambda _: {"allowed": True, "warnings": ["careful"]})
+    async with FakeAPIServer() as server:
+        install(server, VALIDATING, "warn", webhook("warn.example.com", url, hooks.ca_bundle))
+        reply = await call(server, "POST", "/api/v1/namespaces/default/pods", pod("w"))
+    assert reply.status == 201, reply.text
+    assert reply.warnings == ['299 - "careful"']
+
+
+def test_a_rule_without_the_subresource_does_not_match_it(hooks: WebhookServer) -> None:
+    """``pods`` matches the pod itself, ``pods/status`` its status (``rules.Matcher``)."""
+    server = FakeAPIServer()
+    url = hooks.on("subresource", allow)
+    hook = webhook("status.example.com", url, hooks.ca_bundle)
+    hook["rules"][0] |= {"operations": ["UPDATE"], "resources": ["pods/status"]}
+    install(server, VALIDATING, "status", hook)
+    create_pod(server, "s")
+    server.patch_object("", "v1", "pods", "default", "s", {"metadata": {"labels": {"a": "b"}}})
+    assert hooks.requests("subresource") == []
+    server.patch_status("", "v1", "pods", "default", "s", {"message": "hi"})
+    [seen] = hooks.requests("subresource")
+    assert seen["subResource"] == seen["requestSubResource"] == "status"
