@@ -47,11 +47,14 @@ class MutatingAdmissionWebhook:
         self.webhooks = webhooks
 
     def admit(self, attrs: Attributes) -> None:
+        calls = self.webhooks.invocations(PLURAL, attrs)
+        if not calls:
+            return
         rounds = attrs.state.setdefault(self.name, _Rounds())
         if attrs.reinvoking and rounds.last != attrs.obj:
             rounds.changed()  # other plugins changed the object since: the reinvocable run again
         try:
-            for call in self.webhooks.invocations(PLURAL, attrs):
+            for call in calls:
                 if attrs.reinvoking and _key(call) not in rounds.again:
                     continue
                 if self._call(call, attrs):
