@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server_helpers import bounded, call, pod
+from server_helpers import SCHED, bounded, call, pod, pod_group
 from test_server_kubectl import kubectl, needs_kubectl
 from webhook_helpers import WebhookServer, allow, configuration, json_patch, webhook
 
@@ -503,3 +503,78 @@ def test_a_rule_without_the_subresource_does_not_match_it(hooks: WebhookServer) 
     server.patch_status("", "v1", "pods", "default", "s", {"message": "hi"})
     [seen] = hooks.requests("subresource")
     assert seen["subResource"] == seen["requestSubResource"] == "status"
+
+
+def test_an_equivalent_version_is_matched_and_sent_at_the_rules_version(
+    hooks: WebhookServer,
+) -> None:
+    """``matchPolicy: Equivalent``: a rule for v1alpha3 podgroups matches a v1beta1 write; the
+    webhook gets the object at v1alpha3 with ``requestKind`` v1beta1. ``Exact`` does not."""
+    server = FakeAPIServer()
+    url = hooks.on("equivalent", allow)
+    hook = webhook("equivalent.example.com", url, hooks.ca_bundle)
+    hook["rules"][0] |= {
+        "apiGroups": [SCHED],
+        "apiVersions": ["v1alpha3"],
+        "resources": ["podgroups"],
+    }
+    install(server, VALIDATING, "equivalent", hook)
+    install(
+        server, VALIDATING, "exact", {**hook, "name": "exact.example.com", "matchPolicy": "Exact"}
+    )
+    server.create_object(SCHED, "v1beta1", "podgroups", pod_group("pg"))
+    [seen] = hooks.requests("equivalent")
+    assert seen["kind"] == {"group": SCHED, "version": "v1alpha3", "kind": "PodGroup"}
+    assert seen["requestKind"] == {"group": SCHED, "version": "v1beta1", "kind": "PodGroup"}
+    assert seen["resource"]["version"] == "v1alpha3"
+    assert seen["requestResource"]["version"] == "v1beta1"
+    assert seen["object"]["apiVersion"] == f"{SCHED}/v1alpha3"
+
+
+def test_a_delete_is_admitted_and_may_be_denied_but_not_patched(hooks: WebhookServer) -> None:
+    """A denied DELETE leaves the object; a mutating webhook patching a DELETE is the
+    dispatcher's internal error ``admission webhook "x" attempted to modify the object, which
+    is not supported for this operation``."""
+    server = FakeAPIServer()
+    deny = hooks.on("deny-delete", lambda _: {"allowed": False, "status": {"message": "keep"}})
+    patch = hooks.on(
+        "patch-delete", json_patch({"op": "add", "path": "/metadata/labels", "value": {}})
+    )
+    create_pod(server, "kept")
+    deleting = webhook("deny.example.com", deny, hooks.ca_bundle)
+    deleting["rules"][0]["operations"] = ["DELETE"]
+    install(server, VALIDATING, "deny-delete", deleting)
+    with pytest.raises(APIStatusError) as refused:
+        server.delete_object("", "v1", "pods", "default", "kept")
+    assert (refused.value.code, refused.value.status["message"]) == (
+        400,
+        'admission webhook "deny.example.com" denied the request: keep',
+    )
+    assert server.get_object("", "v1", "pods", "default", "kept") is not None
+    server.delete_object(ADM, "v1", PLURALS[VALIDATING], None, "deny-delete")
+    patching = webhook("patch.example.com", patch, hooks.ca_bundle)
+    patching["rules"][0]["operations"] = ["DELETE"]
+    install(server, MUTATING, "patch-delete", patching)
+    with pytest.raises(APIStatusError) as refused:
+        server.delete_object("", "v1", "pods", "default", "kept")
+    assert refused.value.code == 500
+    assert refused.value.status["message"] == (
+        'Internal error occurred: admission webhook "patch.example.com" attempted to modify '
+        "the object, which is not supported for this operation"
+    )
+
+
+@bounded()
+async def test_the_review_names_the_authenticated_user(hooks: WebhookServer) -> None:
+    """With ``authorization="RBAC"`` the ``userInfo`` is the requester as authenticated."""
+    from kubernetes_asyncio.client import CoreV1Api
+
+    url = hooks.on("who", allow)
+    async with FakeAPIServer(authorization="RBAC") as server:
+        install(server, VALIDATING, "who", webhook("who.example.com", url, hooks.ca_bundle))
+        async with server.api_client() as api:
+            await CoreV1Api(api).create_namespaced_pod("default", pod("w"))
+    [seen] = hooks.requests("who")
+    assert seen["userInfo"]["username"] == "kubernetes-admin"
+    assert "system:masters" in seen["userInfo"]["groups"]
+    assert "system:authenticated" in seen["userInfo"]["groups"]
