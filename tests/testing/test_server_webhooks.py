@@ -578,3 +578,26 @@ async def test_the_review_names_the_authenticated_user(hooks: WebhookServer) -> 
     assert seen["userInfo"]["username"] == "kubernetes-admin"
     assert "system:masters" in seen["userInfo"]["groups"]
     assert "system:authenticated" in seen["userInfo"]["groups"]
+
+
+def test_a_certificate_for_another_host_is_a_failed_call(hooks: WebhookServer) -> None:
+    """A service the server maps to the webhook's address, whose certificate does not name
+    ``<name>.<namespace>.svc``, is not called. (Go's ``x509.HostnameError`` lists the names
+    the certificate is valid for; the server, which never sees the rejected certificate,
+    names only the host it wanted: that part of the text is the server's own.)"""
+    server = FakeAPIServer(webhook_services={"system/other": f"127.0.0.1:{hooks.port}"})
+    hooks.on("other-host", allow)
+    hook = webhook("other.example.com", "", hooks.ca_bundle)
+    hook["clientConfig"] = {
+        "service": {"namespace": "system", "name": "other", "path": "/other-host"},
+        "caBundle": hooks.ca_bundle,
+    }
+    install(server, VALIDATING, "other", hook)
+    with pytest.raises(APIStatusError) as refused:
+        create_pod(server)
+    assert refused.value.status["message"] == (
+        'Internal error occurred: failed calling webhook "other.example.com": failed to call '
+        'webhook: Post "https://other.system.svc:443/other-host?timeout=10s": tls: failed to '
+        "verify certificate: x509: certificate is not valid for other.system.svc"
+    )
+    assert hooks.requests("other-host") == []

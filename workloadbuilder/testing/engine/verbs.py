@@ -47,6 +47,7 @@ from workloadbuilder.testing.store.store import GroupResource, Name, Store, Stor
 
 __all__ = [
     "APPLY",
+    "DEFAULT_REQUESTER",
     "JSON_PATCH",
     "MERGE",
     "PATCH_TYPES",
@@ -69,8 +70,11 @@ _NO_VERSION = {
     "message": "Invalid value: 0x0: must be specified for an update",  # a uint64, as %#v
     "field": "metadata.resourceVersion",
 }
-_ADMIN = {"username": "kubernetes-admin", "groups": ["system:masters", "system:authenticated"]}
-"""Who the kubeconfig's credentials are, for a server that does not authenticate."""
+DEFAULT_REQUESTER = {
+    "username": "kubernetes-admin",
+    "groups": ["system:masters", "system:authenticated"],
+}
+"""The ``userInfo`` of a request nobody authenticated: the kubeconfig's administrator."""
 OwnDelete = Callable[[ResourceType, str | None, str, bool, dict[str, Any] | None], "Result | None"]
 """A kind's own DELETE: ``(rt, namespace, name, dry_run, preconditions)`` to its answer."""
 
@@ -117,7 +121,7 @@ class Engine:
         self.field_checker = field_checker
         self.auto_create_namespaces = auto_create_namespaces
         self.controllers = Controllers(store, self)
-        self.requester: Callable[[], dict[str, Any]] = lambda: dict(_ADMIN)
+        self.requester: Callable[[], dict[str, Any]] = lambda: copy_json(DEFAULT_REQUESTER)
         """The ``userInfo`` of the request being served (webhooks are sent it)."""
         self.webhook_services: dict[str, str] = {}
         """A webhook ``service`` (``"namespace/name"`` or ``"namespace/name:port"``) to the

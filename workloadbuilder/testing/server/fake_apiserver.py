@@ -23,6 +23,7 @@ from workloadbuilder.testing.engine.custom_resources import CustomResourceEngine
 from workloadbuilder.testing.engine.unknown_fields import FieldChecker, model_unknown_fields
 from workloadbuilder.testing.engine.verbs import (
     APPLY,
+    DEFAULT_REQUESTER,
     JSON_PATCH,
     MERGE,
     STRATEGIC,
@@ -502,9 +503,7 @@ def _namespace_of(obj: Mapping[str, Any]) -> str | None:
 def _requester() -> dict[str, Any]:
     """The ``userInfo`` webhooks are sent: the authenticated user, else the kubeconfig's."""
     user = REQUESTER.get()
-    if user is None:
-        return {"username": ADMIN, "groups": ["system:masters", "system:authenticated"]}
-    return user.to_dict()
+    return copy_json(DEFAULT_REQUESTER) if user is None else user.to_dict()
 
 
 def _namespace(name: str) -> dict[str, Any]:

@@ -30,6 +30,9 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
+_HOSTNAME_MISMATCH = 62
+"""OpenSSL's ``X509_V_ERR_HOSTNAME_MISMATCH``."""
+
 
 class CallError(Exception):
     """The webhook could not be called or answered nonsense (kube-apiserver's
@@ -88,11 +91,16 @@ def _ssl_context(ca_bundle: Any) -> ssl.SSLContext:
         ) from None
 
 
-def _reason(exc: BaseException) -> str:
+def _reason(exc: BaseException, where: Target) -> str:
     """Go's wording of a transport failure, as far as the kinds of failure map."""
     if isinstance(exc, asyncio.TimeoutError):
         return "context deadline exceeded"
     if isinstance(exc, aiohttp.ClientConnectorCertificateError):
+        if getattr(exc.certificate_error, "verify_code", None) == _HOSTNAME_MISMATCH:
+            return (
+                "tls: failed to verify certificate: x509: certificate is not valid for "
+                f"{where.server_name}"
+            )
         return "tls: failed to verify certificate: x509: certificate signed by unknown authority"
     if isinstance(exc, aiohttp.ClientConnectorError):
         host = f"{exc.host}:{exc.port}"
@@ -117,7 +125,7 @@ async def _post(where: Target, context: ssl.SSLContext, body: bytes, timeout: in
         ):
             text = await response.read()
     except (aiohttp.ClientError, TimeoutError, OSError) as exc:
-        raise CallError(f'failed to call webhook: Post "{shown}": {_reason(exc)}') from None
+        raise CallError(f'failed to call webhook: Post "{shown}": {_reason(exc, where)}') from None
     if not 200 <= response.status < 300:
         raise CallError(
             f'failed to call webhook: an error on the server ("{text.decode(errors="replace")}") '
