@@ -601,3 +601,30 @@ def test_a_certificate_for_another_host_is_a_failed_call(hooks: WebhookServer) -
         "verify certificate: x509: certificate is not valid for other.system.svc"
     )
     assert hooks.requests("other-host") == []
+
+
+@pytest.mark.parametrize("side_effects", ["Unknown", "Some"])
+def test_dry_run_refuses_a_webhook_with_side_effects(side_effects: str) -> None:
+    """``NewDryRunUnsupportedErr``: a 400 ``admission webhook "x" does not support dry run``,
+    whatever the failure policy. v1 validation refuses to store such a webhook, so the
+    dispatcher is driven directly (nothing is called: the URL is never contacted)."""
+    from workloadbuilder.testing.engine.admission import Attributes
+    from workloadbuilder.testing.engine.admission.webhooks import Webhooks
+    from workloadbuilder.testing.engine.admission.webhooks.matching import Invocation
+
+    server = FakeAPIServer()
+    rt = server._registry.require("", "v1", "pods")
+    hooks = Webhooks(server._store, server._registry, {}, dict)
+    hook = webhook("side.example.com", "https://192.0.2.1/x", sideEffects=side_effects)
+    attrs = Attributes("CREATE", rt, "default", "p", pod("p"), None, dry_run=True)
+    with pytest.raises(APIStatusError) as refused:
+        hooks.call(Invocation("c", {**hook, "failurePolicy": "Ignore"}, rt), attrs, mutating=False)
+    assert refused.value.status == {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": 'admission webhook "side.example.com" does not support dry run',
+        "reason": "BadRequest",
+        "code": 400,
+    }
