@@ -186,6 +186,8 @@ def test_a_denial_without_a_status_is_a_400_without_explanation(hooks: WebhookSe
 @needs_kubectl
 @bounded(60)
 async def test_kubectl_prints_the_denial(hooks: WebhookServer, tmp_path: Path) -> None:
+    """kubectl prints the Status as ``Error from server (<reason>): error when creating
+    "STDIN": <message>``: a denial, then a webhook that timed out under ``Fail``."""
     url = hooks.on(
         "deny-kubectl",
         lambda _: {
@@ -207,6 +209,16 @@ async def test_kubectl_prints_the_denial(hooks: WebhookServer, tmp_path: Path) -
         assert code == 0, out
         assert out.split("\n")[0].split() == ["NAME", "WEBHOOKS", "AGE"]
         assert out.split("\n")[1].split()[:2] == ["deny", "1"]
+        slow = hooks.on("hang-kubectl", allow)
+        hook = webhook("slow.example.com", slow, hooks.ca_bundle, timeoutSeconds=1)
+        install(server, MUTATING, "slow", hook)
+        code, out = await kubectl(server, tmp_path, "create", "-f", "-", stdin=manifest)
+        assert code == 1
+        assert out.strip() == (
+            'Error from server (InternalError): error when creating "STDIN": Internal error '
+            'occurred: failed calling webhook "slow.example.com": failed to call webhook: '
+            f'Post "{slow}?timeout=1s": context deadline exceeded'
+        )
 
 
 def test_a_patch_is_applied_then_the_object_is_validated_again(hooks: WebhookServer) -> None:
