@@ -640,3 +640,27 @@ def test_dry_run_refuses_a_webhook_with_side_effects(side_effects: str) -> None:
         "reason": "BadRequest",
         "code": 400,
     }
+
+
+def test_a_create_is_mutated_before_storage_names_and_stamps_it(hooks: WebhookServer) -> None:
+    """Storage's ``BeforeCreate``, after the mutating admission and before the validating one,
+    sets ``uid`` and ``creationTimestamp`` and makes the name of a ``generateName`` create:
+    mutating webhooks see none of them and an empty ``request.name`` (``handlers/create.go``
+    takes the name from the object as sent); validating webhooks see them all
+    (``rest.AdmissionToValidateObjectFunc`` takes the generated name)."""
+    server = FakeAPIServer()
+    mutate, check = hooks.on("unnamed", allow), hooks.on("named", allow)
+    install(server, MUTATING, "unnamed", webhook("unnamed.example.com", mutate, hooks.ca_bundle))
+    install(server, VALIDATING, "named", webhook("named.example.com", check, hooks.ca_bundle))
+    body = pod("")
+    body["metadata"] = {"generateName": "web-", "namespace": "default"}
+    created = server.create_object("", "v1", "pods", body)
+    name = created["metadata"]["name"]
+    assert name.startswith("web-") and created["metadata"]["uid"]
+    [mutating] = hooks.requests("unnamed")
+    assert "name" not in mutating
+    assert mutating["object"]["metadata"]["generateName"] == "web-"
+    assert not {"name", "uid", "creationTimestamp"} & set(mutating["object"]["metadata"])
+    [validating] = hooks.requests("named")
+    assert validating["name"] == validating["object"]["metadata"]["name"] == name
+    assert validating["object"]["metadata"]["uid"] == created["metadata"]["uid"]

@@ -239,6 +239,7 @@ class Engine:
         obj = checks.check_type(self.registry, rt, checks.decode_object(rt, body))
         meta = obj["metadata"]
         checks.check_namespace(rt, meta, namespace)
+        generated = not meta.get("name")
         assign_name(rt, meta)
         warnings = self._check_fields(rt, obj, opts, apply=False)
         stamp = fresh_metadata(meta)
@@ -253,7 +254,7 @@ class Engine:
             managed.tracked_view(obj, ownership_scope(rt, "")),
             stamp,
         )
-        result = self._finish(rt, None, obj, entries, opts)
+        result = self._finish(rt, None, obj, entries, opts, generated_name=generated)
         result.code, result.warnings = 201, [*warnings, *result.warnings]
         return result
 
@@ -423,10 +424,13 @@ class Engine:
         entries: managed.Entries,
         opts: WriteOptions,
         subresource: str = "",
+        *,
+        generated_name: bool = False,
     ) -> Result:
         """Every write ends here: admission and validation, skip a no-op, count the
         generation, then persist. A create of a name in use is a 409 after the mutating
-        admission (as storage answers after it)."""
+        admission (as storage answers after it). ``generated_name``: the create's name
+        comes from ``generateName`` (admission sees none, as upstream's storage makes it)."""
         old = stored.obj if stored else None
         rules.drop_disabled_fields(rt.group, rt.kind, obj, old, self.registry.gates)
         meta = obj["metadata"]
@@ -434,7 +438,7 @@ class Engine:
             admission.UPDATE if stored else admission.CREATE,
             rt,
             meta.get("namespace") or "",
-            meta.get("name", ""),
+            "" if generated_name else meta.get("name", ""),
             obj,
             self.as_served(rt, old) if old is not None else None,
             subresource,

@@ -67,4 +67,5 @@ class NamespaceLifecycle:
             return
         ns = self.store.get(NAMESPACES, ("", attrs.namespace))
         if ns is not None and ns.obj["metadata"].get("deletionTimestamp"):
-            raise errors.namespace_terminating(rt, attrs.name, attrs.namespace)
+            name = attrs.obj["metadata"].get("name", "") if attrs.obj else attrs.name
+            raise errors.namespace_terminating(rt, name, attrs.namespace)

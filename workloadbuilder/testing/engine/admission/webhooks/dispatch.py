@@ -94,7 +94,7 @@ class Webhooks:
                     raise client.CallError("Webhook SideEffects is nil")
                 if side_effects not in ("None", "NoneOnDryRun"):
                     raise errors.bad_request(f'admission webhook "{name}" does not support dry run')
-            uid, body = review.request(attrs, call, self.user())
+            uid, body = review.request(attrs, call, self.user(), mutating=mutating)
             timeout = hook.get("timeoutSeconds")
             answer = client.post(
                 hook.get("clientConfig") or {},

@@ -8,21 +8,38 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from workloadbuilder.testing.engine.admission.attributes import Attributes
+from workloadbuilder.testing.engine.admission.attributes import CREATE, Attributes
 from workloadbuilder.testing.engine.admission.webhooks.client import CallError
 from workloadbuilder.testing.engine.admission.webhooks.matching import Invocation
 
 REVIEW_API = "admission.k8s.io/v1"
 
 
+_SET_BY_STORAGE = ("uid", "creationTimestamp")
+"""What storage's ``BeforeCreate`` fills in after the mutating admission."""
+
+
 def _served(obj: dict[str, Any] | None, api_version: str) -> dict[str, Any] | None:
     return None if obj is None else {**obj, "apiVersion": api_version}
 
 
+def _as_admitted(attrs: Attributes, api_version: str, *, mutating: bool) -> dict[str, Any] | None:
+    """The new object as the phase sees it: a create's mutating phase runs before storage
+    sets ``uid``, ``creationTimestamp`` and a name made from ``generateName``; its validating
+    phase runs after (``rest.AdmissionToValidateObjectFunc``)."""
+    obj = _served(attrs.obj, api_version)
+    if obj is None or attrs.operation != CREATE or not mutating:
+        return obj
+    meta = {k: v for k, v in obj["metadata"].items() if k not in _SET_BY_STORAGE}
+    if not attrs.name:
+        meta.pop("name", None)
+    return {**obj, "metadata": meta}
+
+
 def request(
-    attrs: Attributes, call: Invocation, user: dict[str, Any]
+    attrs: Attributes, call: Invocation, user: dict[str, Any], *, mutating: bool
 ) -> tuple[str, dict[str, Any]]:
-    """A new request's uid and its ``AdmissionReview``."""
+    """A new request's uid and its ``AdmissionReview`` (``mutating``: for the mutating phase)."""
     uid = str(uuid.uuid4())
     rt, asked = call.rt, attrs.rt
     body: dict[str, Any] = {
@@ -40,14 +57,17 @@ def request(
     }
     if attrs.subresource:
         body["requestSubResource"] = attrs.subresource
-    if attrs.name:
-        body["name"] = attrs.name
+    name = attrs.name
+    if not mutating and attrs.obj is not None:
+        name = name or str(attrs.obj["metadata"].get("name", ""))  # the generated name
+    if name:
+        body["name"] = name
     if attrs.namespace:
         body["namespace"] = attrs.namespace
     body |= {
         "operation": attrs.operation,
         "userInfo": user,
-        "object": _served(attrs.obj, rt.api_version),
+        "object": _as_admitted(attrs, rt.api_version, mutating=mutating),
         "oldObject": _served(attrs.old, rt.api_version),
         "dryRun": attrs.dry_run,
         "options": attrs.options or None,
