@@ -664,3 +664,32 @@ def test_a_create_is_mutated_before_storage_names_and_stamps_it(hooks: WebhookSe
     [validating] = hooks.requests("named")
     assert validating["name"] == validating["object"]["metadata"]["name"] == name
     assert validating["object"]["metadata"]["uid"] == created["metadata"]["uid"]
+
+
+def test_a_namespace_is_cluster_scoped_and_names_itself(hooks: WebhookServer) -> None:
+    """``rules.Matcher.scope``: a Namespace matches ``Cluster``, never ``Namespaced``; a
+    request for an existing Namespace carries its name as ``namespace`` (``RequestInfo``)."""
+    server = FakeAPIServer()
+    url = hooks.on("ns-scope", allow)
+
+    def for_namespaces(name: str, scope: str) -> dict[str, Any]:
+        hook = webhook(name, url, hooks.ca_bundle)
+        hook["rules"][0] |= {"operations": ["*"], "resources": ["namespaces"], "scope": scope}
+        return hook
+
+    install(
+        server,
+        VALIDATING,
+        "scopes",
+        for_namespaces("cluster.example.com", "Cluster"),
+        for_namespaces("namespaced.example.com", "Namespaced"),
+    )
+    server.create_object("", "v1", "namespaces", {"metadata": {"name": "team"}})
+    server.patch_object("", "v1", "namespaces", None, "team", {"metadata": {"labels": {"a": "b"}}})
+    created, updated = hooks.requests("ns-scope")
+    assert "namespace" not in created and created["name"] == "team"
+    assert (updated["operation"], updated["namespace"], updated["name"]) == (
+        "UPDATE",
+        "team",
+        "team",
+    )

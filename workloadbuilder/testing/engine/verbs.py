@@ -437,7 +437,7 @@ class Engine:
         attrs = admission.Attributes(
             admission.UPDATE if stored else admission.CREATE,
             rt,
-            meta.get("namespace") or "",
+            _admitted_namespace(rt, meta.get("namespace"), meta.get("name", ""), stored),
             "" if generated_name else meta.get("name", ""),
             obj,
             self.as_served(rt, old) if old is not None else None,
@@ -540,7 +540,7 @@ class Engine:
         attrs = admission.Attributes(
             admission.DELETE,
             rt,
-            (namespace or "") if rt.namespaced else "",
+            _admitted_namespace(rt, namespace, name, stored),
             name,
             None,
             self.as_served(rt, stored.obj),
@@ -635,6 +635,16 @@ class Engine:
         final["metadata"]["resourceVersion"] = str(self.store.next_rv())
         self.store.remove(resource, key, final)
         return final
+
+
+def _admitted_namespace(
+    rt: ResourceType, namespace: str | None, name: str, stored: Stored | None
+) -> str:
+    """The namespace admission is told: the object's, or for a Namespace that exists its own
+    name (kube-apiserver's ``RequestInfo`` of ``/api/v1/namespaces/<name>``)."""
+    if is_namespace(rt):
+        return name if stored is not None else ""
+    return (namespace or "") if rt.namespaced else ""
 
 
 def _write_options(kind: str, opts: WriteOptions) -> dict[str, Any]:
