@@ -20,7 +20,8 @@ __all__ = [
 
 SCHEDULING = "scheduling.k8s.io"
 COORDINATION = "coordination.k8s.io"
-BUILT_IN_GROUPS = frozenset({"", "batch", SCHEDULING, COORDINATION})
+ADMISSION = "admissionregistration.k8s.io"
+BUILT_IN_GROUPS = frozenset({"", "batch", SCHEDULING, COORDINATION, ADMISSION})
 """The API groups of this server's built-in kinds."""
 
 
@@ -86,6 +87,20 @@ DEFAULT_RESOURCES: tuple[ResourceType, ...] = (
     ResourceType("", "v1", "Event", "events"),
     ResourceType("", "v1", "Node", "nodes", namespaced=False, status=True),
     ResourceType(COORDINATION, "v1", "Lease", "leases"),
+    ResourceType(
+        ADMISSION,
+        "v1",
+        "ValidatingWebhookConfiguration",
+        "validatingwebhookconfigurations",
+        namespaced=False,
+    ),
+    ResourceType(
+        ADMISSION,
+        "v1",
+        "MutatingWebhookConfiguration",
+        "mutatingwebhookconfigurations",
+        namespaced=False,
+    ),
     ResourceType(
         "apiextensions.k8s.io",
         "v1",

@@ -23,6 +23,7 @@ from workloadbuilder.testing.engine.custom_resources import CustomResourceEngine
 from workloadbuilder.testing.engine.unknown_fields import FieldChecker, model_unknown_fields
 from workloadbuilder.testing.engine.verbs import (
     APPLY,
+    DEFAULT_REQUESTER,
     JSON_PATCH,
     MERGE,
     STRATEGIC,
@@ -31,6 +32,7 @@ from workloadbuilder.testing.engine.verbs import (
 )
 from workloadbuilder.testing.rbac import bootstrap, kinds
 from workloadbuilder.testing.rbac.engine import RBACEngine
+from workloadbuilder.testing.rbac.identity import REQUESTER
 from workloadbuilder.testing.server import tls
 from workloadbuilder.testing.server.authn import Gate, Tokens
 from workloadbuilder.testing.server.faults import Faults, RecordedRequest
@@ -83,6 +85,14 @@ class FakeAPIServer:
     :meth:`api_client` does, so fixtures and kubectl can do anything; the in-process methods
     are never refused. The default ``"AlwaysAllow"`` lets every request in, whatever its
     credentials.
+
+    Admission webhooks configured with ``admissionregistration.k8s.io/v1``
+    ``ValidatingWebhookConfiguration`` and ``MutatingWebhookConfiguration`` objects are called
+    on create, update and delete, at loopback addresses only. ``webhook_services`` maps a
+    webhook's ``clientConfig.service`` (``"namespace/name"`` or ``"namespace/name:port"``) to
+    the loopback ``host:port`` that serves it (its certificate must name
+    ``<name>.<namespace>.svc``). The server waits for each webhook's answer, so a webhook must
+    not be served from the server's own event loop: run it in another thread or process.
     """
 
     def __init__(
@@ -99,6 +109,7 @@ class FakeAPIServer:
         auto_create_namespaces: bool = False,
         port: int = 0,
         authorization: str = "AlwaysAllow",
+        webhook_services: Mapping[str, str] | None = None,
     ) -> None:
         if authorization not in AUTHORIZATION_MODES:
             raise ValueError(
@@ -124,6 +135,8 @@ class FakeAPIServer:
             field_checker,
             auto_create_namespaces=auto_create_namespaces,
         )
+        self._engine.webhook_services.update(webhook_services or {})
+        self._engine.requester = _requester
         self._tokens = Tokens()
         self._admin_token = self._tokens.issue(ADMIN, ["system:masters"]) if rbac else _AA_TOKEN
         gate = (
@@ -485,6 +498,12 @@ def _name_of(obj: Mapping[str, Any]) -> str:
 def _namespace_of(obj: Mapping[str, Any]) -> str | None:
     namespace = (obj.get("metadata") or {}).get("namespace")
     return str(namespace) if namespace else None
+
+
+def _requester() -> dict[str, Any]:
+    """The ``userInfo`` webhooks are sent: the authenticated user, else the kubeconfig's."""
+    user = REQUESTER.get()
+    return copy_json(DEFAULT_REQUESTER) if user is None else user.to_dict()
 
 
 def _namespace(name: str) -> dict[str, Any]:

@@ -39,6 +39,7 @@ _AGE_DOC = (
 NAME: Column = ("Name", "string", "name", 0, _NAME_DOC)
 AGE: Column = ("Age", "string", "", 0, _AGE_DOC)
 _NONE = "<none>"
+_WEBHOOKS_DOC = "Webhooks indicates the number of webhooks registered in this configuration"
 
 
 def _col(name: str, description: str, priority: int = 0, kind: str = "string") -> Column:
@@ -337,6 +338,14 @@ def _priority_class(obj: dict[str, Any], now: datetime) -> list[Cell]:
     ]
 
 
+def _webhook_configuration(obj: dict[str, Any], now: datetime) -> list[Cell]:
+    return [
+        _text(_get(obj, "metadata", "name"), ""),
+        len(_list(_get(obj, "webhooks"))),
+        _since(_get(obj, "metadata", "creationTimestamp"), now),
+    ]
+
+
 def _lease(obj: dict[str, Any], now: datetime) -> list[Cell]:
     return [
         _text(_get(obj, "metadata", "name"), ""),
@@ -505,6 +514,13 @@ _PRINTERS: dict[tuple[str, str], tuple[list[Column], Callable[..., list[Cell]]]]
         _priority_class,
     ),
     ("coordination.k8s.io", "leases"): ([NAME, _col("Holder", docs.LEASE_HOLDER), AGE], _lease),
+    **{
+        ("admissionregistration.k8s.io", plural): (
+            [NAME, _col("Webhooks", _WEBHOOKS_DOC, kind="integer"), AGE],
+            _webhook_configuration,
+        )
+        for plural in ("validatingwebhookconfigurations", "mutatingwebhookconfigurations")
+    },
 }
 _DEFAULT: tuple[list[Column], Callable[..., list[Cell]]] = (
     [NAME, ("Created At", "date", "", 0, _AGE_DOC)],
