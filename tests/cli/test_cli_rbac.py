@@ -84,3 +84,17 @@ def test_cache_kinds_narrow_the_cache_rules() -> None:
         app, ["rbac", "cache", "--cache-kind", "Node", "-n", "ml", "--service-account", "x"]
     )
     assert wrong.exit_code == 2 and "a cache holds Event, Pod, Job" in wrong.output
+
+
+def test_a_custom_resource_is_a_cache_kind_by_its_crd_name() -> None:
+    """A CRD is named ``<plural>.<group>`` (apiextensions' validation of metadata.name), and
+    its objects are listed and watched as that group's resource of that plural."""
+    args = ["rbac", "cache", "-n", "ml", "--service-account", "x"]
+    args += ["--cache-kind", "trainingjobs.example.com", "--cache-kind", "Pod"]
+    result = RUNNER.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    role, _ = yaml.safe_load_all(result.output)
+    assert role["rules"] == [
+        {"apiGroups": [""], "resources": ["pods"], "verbs": ["list", "watch"]},
+        {"apiGroups": ["example.com"], "resources": ["trainingjobs"], "verbs": ["list", "watch"]},
+    ]
