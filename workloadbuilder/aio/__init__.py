@@ -28,6 +28,7 @@ from .cache.cache import (
     IndexFunc,
     UpdateHandler,
 )
+from .cache.reader import Reader
 from .client import Client
 from .config.loading import new_client
 from .controllers.controller import Controller, Reconcile
@@ -119,6 +120,7 @@ __all__ = [
     "ObjectRef",
     "Permissions",
     "RateLimiter",
+    "Reader",
     "Reconcile",
     "ReconcileResult",
     "RequestAttributes",
