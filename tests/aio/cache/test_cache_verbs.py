@@ -241,3 +241,37 @@ async def test_the_cli_status_and_diagnose_read_through_a_cache() -> None:
         assert [row.name for row in live_rows] == [
             g["metadata"]["name"] for g in srv.list_objects(SCHEDULING, "v1beta1", "podgroups", NS)
         ]
+
+
+async def test_the_live_api_and_the_cache_are_readers_that_answer_alike() -> None:
+    """controller-runtime's cache is a client.Reader: reading through it or the API server
+    gives the same objects (by name and resourceVersion), the same ``None`` for what does not
+    exist, and the same 404 for a kind the server does not serve."""
+    from workloadbuilder.aio.cache.reader import LiveReader
+    from workloadbuilder.aio.wire.transport import transport_for
+
+    async with server(feature_gates={"CompositePodGroup": False}) as srv, srv.api_client() as api:
+        [created] = _jobs(srv, 1)
+        await aio.reconcile_job(api, created)
+        live = LiveReader(transport_for(api), NS)
+        async with aio.Cache(api, namespace=NS) as cache:
+            await cache.synced(timeout=10)
+            assert isinstance(live, aio.Reader) and isinstance(cache, aio.Reader)
+            seen = lambda docs: [  # noqa: E731
+                (d["metadata"]["name"], d["metadata"]["resourceVersion"]) for d in docs
+            ]
+            for kind in ("Workload", "PodGroup", "Job"):
+                assert seen(await live.list(kind, NS)) == seen(await cache.list(kind, NS))
+            [workload] = await live.list("Workload", NS)
+            name, uid = workload["metadata"]["name"], created["metadata"]["uid"]
+            got = [await r.get("Workload", NS, name) for r in (live, cache)]
+            assert seen(d for d in got if d is not None) == seen([workload, workload])
+            index = aio.CacheIndex.CONTROLLER_UID
+            by_uid = [await r.by_index("PodGroup", index, uid) for r in (live, cache)]
+            assert seen(by_uid[0]) == seen(by_uid[1]) and len(by_uid[0]) == 1
+            for reader in (live, cache):
+                assert await reader.get("Workload", NS, "none") is None
+                assert await reader.get("CompositePodGroup", NS, "root") is None
+                with pytest.raises(aio.APIError) as unserved:
+                    await reader.list("CompositePodGroup", NS)
+                assert unserved.value.status == 404
