@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable
 
 import pytest
-from cache_support import NS
+from cache_support import NS, job
 
 from workloadbuilder import aio
 from workloadbuilder.aio.wire.retry import Backoff
@@ -153,3 +153,48 @@ async def test_a_refused_list_is_logged_at_error_once_and_tried_again_with_backo
                 )
                 await cache.synced(timeout=5)
                 assert await cache.list("Workload", NS) == []
+
+
+async def test_a_controller_whose_reads_are_refused_fails_them_at_once_and_stops_at_once() -> None:
+    """Without ``list`` on workloads, each reconcile_job through the cache fails with the
+    refusal (and is retried with the key's backoff) instead of waiting 60 s for a sync, so
+    stopping the controller waits for nothing."""
+    async with FakeAPIServer(authorization="RBAC", auto_create_namespaces=True) as server:
+        server.create_object("batch", "v1", "jobs", job("trainer"))
+        grant(
+            server,
+            aio.Rule(("",), ("events",), ("create",)),
+            aio.Rule(("",), ("pods",), ("list", "watch")),
+            aio.Rule(("batch",), ("jobs",), ("list", "watch")),
+            aio.Rule(("scheduling.k8s.io",), ("podgroups",), ("list", "watch")),
+        )
+        failed: list[Exception] = []
+        refused = asyncio.Event()
+        async with (
+            server.api_client(user=USER) as api,
+            aio.Cache(api, namespace=NS, kinds=("Job",)) as cache,
+        ):
+
+            async def reconcile(obj: dict[str, object]) -> None:
+                try:
+                    await aio.reconcile_job(api, obj, cache=cache)
+                except Exception as exc:
+                    failed.append(exc)
+                    refused.set()
+                    raise
+
+            controller = aio.Controller(api, "Job", reconcile, namespace=NS, cache=cache)
+            loop = asyncio.get_running_loop()
+            began = loop.time()
+            run = asyncio.create_task(controller.run())
+            async with asyncio.timeout(10):
+                await refused.wait()
+            assert loop.time() - began < 5  # not the 60 s a read waits for a kind to list
+            assert isinstance(failed[0], aio.CacheSyncError)
+            assert failed[0].kind == "Workload" and failed[0].status == 403
+            assert LIST_WORKLOADS in str(failed[0])
+            began = loop.time()
+            run.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await run
+            assert loop.time() - began < 1  # nothing in flight: no 30 s drain
