@@ -153,3 +153,17 @@ async def test_the_role_rbac_prints_for_a_command_lets_it_run(command: str, tmp_
     assert refused.exit_code == 1 and "is forbidden" in refused.output, refused.output
     assert allowed.exit_code == (1 if command == "inspect" else 0), allowed.output
     assert "forbidden" not in allowed.output
+
+
+def test_a_custom_resource_is_a_cache_kind_by_its_crd_name() -> None:
+    """A CRD is named ``<plural>.<group>`` (apiextensions' validation of metadata.name), and
+    its objects are listed and watched as that group's resource of that plural."""
+    args = ["rbac", "cache", "-n", "ml", "--service-account", "x"]
+    args += ["--cache-kind", "trainingjobs.example.com", "--cache-kind", "Pod"]
+    result = RUNNER.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    role, _ = yaml.safe_load_all(result.output)
+    assert role["rules"] == [
+        {"apiGroups": [""], "resources": ["pods"], "verbs": ["list", "watch"]},
+        {"apiGroups": ["example.com"], "resources": ["trainingjobs"], "verbs": ["list", "watch"]},
+    ]

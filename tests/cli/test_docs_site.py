@@ -76,7 +76,7 @@ def test_the_site_builds_strictly_without_warnings(tmp_path: Path) -> None:
     # a class's public methods, a dataclass's fields with their defaults
     for method in ("apply", "resize", "delete", "reconcile", "wait_scheduled"):
         assert f'id="workloadbuilder.aio.client.Client.{method}"' in reference
-    assert 'id="workloadbuilder.aio.wire.transport.RetryPolicy.attempts"' in reference
+    assert 'id="workloadbuilder.aio.wire.retry.RetryPolicy.attempts"' in reference
     # the signature of a function that shares its name with its module, typed and formatted
     assert re.search(r"field_manager</span><span[^>]*>:</span>", reference)
     # a dark/light toggle; search that works from the files (offline plugin); no web fonts

@@ -28,6 +28,7 @@ from .cache.cache import (
     IndexFunc,
     UpdateHandler,
 )
+from .cache.reader import Reader
 from .client import Client
 from .config.loading import new_client
 from .controllers.admission import AdmissionRequest
@@ -123,6 +124,7 @@ __all__ = [
     "ObjectRef",
     "Permissions",
     "RateLimiter",
+    "Reader",
     "Reconcile",
     "ReconcileResult",
     "RequestAttributes",

@@ -668,7 +668,11 @@ def rbac(
         list[str] | None,
         typer.Option(
             "--cache-kind",
-            help="A kind the cache follows (repeat it); by default every kind a cache holds.",
+            help=(
+                "A kind the cache follows (repeat it): Pod, Job, Workload, ..., or a custom"
+                " resource by its CRD's name (trainingjobs.example.com); by default every kind"
+                " a cache holds."
+            ),
         ),
     ] = None,
 ) -> None:

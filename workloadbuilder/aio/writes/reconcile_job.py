@@ -16,7 +16,7 @@ from ...api.meta_v1 import OwnerReference
 from ...job import JobEvent, JobSchedulingDecision, decide_job_scheduling
 from ...naming import generate_pod_group_name, generate_workload_name
 from ..cache.cache import Cache, CacheIndex
-from ..cache.reader import Reader, reader_for
+from ..cache.reader import Reads, reader_for
 from ..errors import APIError, ApplyError, ObjectRef
 from ..wire.queries import get_document
 from ..wire.resources import POD_GROUPS, PODS, WORKLOADS, Resource, ref_of
@@ -72,7 +72,7 @@ def _parent_key(job: Any, namespace: str) -> str | None:
 
 
 class _JobSync:
-    def __init__(self, transport: Transport, reader: Reader, job: Any, field_manager: str) -> None:
+    def __init__(self, transport: Transport, reader: Reads, job: Any, field_manager: str) -> None:
         self.transport = transport
         self.reader = reader
         self.job = job
