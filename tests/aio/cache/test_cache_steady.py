@@ -31,19 +31,19 @@ class Setup:
         assert found is not None
         return found
 
-    def cached_job(self, name: str = "train") -> dict[str, Any]:
-        found = self.cache.get("Job", NS, name)
+    async def cached_job(self, name: str = "train") -> dict[str, Any]:
+        found = await self.cache.get("Job", NS, name)
         assert found is not None
         return found
 
     async def settled(self) -> None:
         """The cache holds what the server holds, and no write of ours is pending."""
 
-        def same() -> bool:
+        async def same() -> bool:
             for kind, plural in (("Workload", "workloads"), ("PodGroup", "podgroups")):
                 for obj in self.srv.list_objects(SCHEDULING, "v1beta1", plural, NS):
                     meta = obj["metadata"]
-                    cached = self.cache.get(kind, NS, meta["name"])
+                    cached = await self.cache.get(kind, NS, meta["name"])
                     if (
                         cached is None
                         or cached["metadata"]["resourceVersion"] != meta["resourceVersion"]
@@ -54,7 +54,7 @@ class Setup:
         await eventually(same)
 
     async def reconcile(self) -> aio.ReconcileResult:
-        return await aio.reconcile_job(self.api, self.cached_job(), cache=self.cache)
+        return await aio.reconcile_job(self.api, await self.cached_job(), cache=self.cache)
 
     def assert_current(self, result: aio.ReconcileResult) -> None:
         """The objects answered are the ones the server holds now."""
@@ -79,6 +79,10 @@ async def setup() -> AsyncIterator[Setup]:
             yield here
 
 
+async def parallelism_is(setup: Setup, wanted: int) -> bool:
+    return bool((await setup.cached_job())["spec"]["parallelism"] == wanted)
+
+
 def gang(doc: dict[str, Any]) -> int:
     spec = doc["spec"]
     policy = spec["podGroupTemplates"][0] if "podGroupTemplates" in spec else spec
@@ -96,10 +100,10 @@ async def test_a_steady_reconcile_sends_nothing_and_answers_what_exists(setup: S
 
 async def test_a_changed_job_is_decided_afresh(setup: Setup) -> None:
     await setup.reconcile()
-    changed = copy.deepcopy(setup.cached_job())  # what the cache holds is read-only
+    changed = copy.deepcopy(await setup.cached_job())  # what the cache holds is read-only
     changed["spec"]["parallelism"] = 3
     setup.srv.update_object("batch", "v1", "jobs", changed)
-    await eventually(lambda: setup.cached_job()["spec"]["parallelism"] == 3)
+    await eventually(lambda: parallelism_is(setup, 3))
     result = await setup.reconcile()
     assert sorted(r.kind for r in result.resized) == ["PodGroup", "Workload"]
     assert gang(setup.stored("workloads", result.workload.metadata.name or "")) == 3  # type: ignore[union-attr]
@@ -169,10 +173,10 @@ async def test_a_write_the_cache_has_not_seen_is_decided_afresh(setup: Setup) ->
     await setup.reconcile()
     for plural in ("workloads", "podgroups"):  # the cache's next watches are held back
         setup.srv.faults.delay(3.0, method="GET", path=f"*/{plural}")
-    changed = copy.deepcopy(setup.cached_job())  # what the cache holds is read-only
+    changed = copy.deepcopy(await setup.cached_job())  # what the cache holds is read-only
     changed["spec"]["parallelism"] = 4
     setup.srv.update_object("batch", "v1", "jobs", changed)
-    await eventually(lambda: setup.cached_job()["spec"]["parallelism"] == 4)
+    await eventually(lambda: parallelism_is(setup, 4))
     resized = await setup.reconcile()
     assert sorted(r.kind for r in resized.resized) == ["PodGroup", "Workload"]
     assert len(setup.cache.expectations) > 0  # the cache has not observed the patches
