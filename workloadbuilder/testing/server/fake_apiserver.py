@@ -19,7 +19,6 @@ from workloadbuilder.testing.apply.merge import copy_json
 from workloadbuilder.testing.common.errors import APIStatusError
 from workloadbuilder.testing.common.gates import DEFAULT_PRESET, resolve
 from workloadbuilder.testing.common.resources import DEFAULT_RESOURCES, Registry, ResourceType
-from workloadbuilder.testing.engine.custom_resources import CustomResourceEngine
 from workloadbuilder.testing.engine.unknown_fields import FieldChecker, model_unknown_fields
 from workloadbuilder.testing.engine.verbs import (
     APPLY,
@@ -73,10 +72,12 @@ class FakeAPIServer:
     server; ``auto_create_namespaces=True`` creates the ``Namespace`` instead. ``port``
     fixes the port (0: a free one).
 
-    ``authorization="RBAC"`` authenticates and authorizes every request as kube-apiserver
-    with ``--authorization-mode=RBAC``: it serves ``rbac.authorization.k8s.io/v1`` (with the
-    bootstrap ClusterRoles and bindings) and the review APIs whatever ``resources`` and
-    ``group_versions`` say, maps the bearer tokens of :meth:`token_for` to their users (an
+    Roles, ClusterRoles and their bindings (``rbac.authorization.k8s.io/v1``) are served in
+    every mode, as by kube-apiserver: stored, validated, listed and aggregated, but enforced
+    only under RBAC. ``authorization="RBAC"`` authenticates and authorizes every request as
+    kube-apiserver with ``--authorization-mode=RBAC``: it serves ``rbac.authorization.k8s.io/v1``
+    (with the bootstrap ClusterRoles and bindings) and the review APIs whatever ``resources``
+    and ``group_versions`` say, maps the bearer tokens of :meth:`token_for` to their users (an
     unknown token is a 401, none is ``system:anonymous``), honours impersonation headers and
     refuses what no binding grants with the API server's 403. The kubeconfig names
     :attr:`secure_url` and carries an administrator's token (``system:masters``), as
@@ -117,8 +118,7 @@ class FakeAPIServer:
                 group_versions = [*group_versions, *(rt.api_version for rt in kinds.SERVED)]
         self._registry = Registry(served, self.gates, group_versions, config.disabled_versions)
         self._store = Store(event_history)
-        engine = RBACEngine if rbac else CustomResourceEngine
-        self._engine = engine(
+        self._engine = RBACEngine(
             self._registry,
             self._store,
             field_checker,
@@ -126,11 +126,7 @@ class FakeAPIServer:
         )
         self._tokens = Tokens()
         self._admin_token = self._tokens.issue(ADMIN, ["system:masters"]) if rbac else _AA_TOKEN
-        gate = (
-            Gate(self._tokens, self._engine.authorizer)
-            if isinstance(self._engine, RBACEngine)
-            else None
-        )
+        gate = Gate(self._tokens, self._engine.authorizer) if rbac else None
         self.faults = Faults()
         self.requests: list[RecordedRequest] = []
         self._handler = HTTPHandler(
