@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
+import re
 import shutil
 import socket
 import ssl
@@ -169,8 +171,7 @@ class FakeAPIServer:
         if self._tls is None:
             config = _kubeconfig(self.url, "", self._admin_token)
         else:
-            authority = base64.b64encode((self._tmpdir / "serving.crt").read_bytes()).decode()
-            config = _kubeconfig(self.secure_url, authority, self._admin_token)
+            config = _kubeconfig(self.secure_url, self._authority(), self._admin_token)
         self.kubeconfig_path.write_text(config)
 
     async def restart(self, downtime: float = 0.0) -> None:
@@ -280,6 +281,31 @@ class FakeAPIServer:
         ``system:serviceaccounts`` and ``system:serviceaccounts:NS`` (the same token each
         time for the same user and groups)."""
         return self._tokens.issue(user, tuple(groups))
+
+    def kubeconfig_for(self, user: str, groups: Iterable[str] = ()) -> Path:
+        """A kubeconfig like :attr:`kubeconfig_path` that acts as ``user`` (in ``groups``)
+        with the token of :meth:`token_for`, so kubectl or any client runs as, say, a
+        ServiceAccount (``system:serviceaccount:NS:NAME``) instead of the administrator.
+        It is written beside :attr:`kubeconfig_path` and removed with it; only an RBAC
+        server has identities, the default one lets every request in whatever its token."""
+        if self.authorization != "RBAC":
+            raise RuntimeError(
+                "kubeconfig_for needs FakeAPIServer(authorization='RBAC'): the default server "
+                "lets every request in, whoever sends it"
+            )
+        config = self.kubeconfig_path
+        group_list = tuple(groups)
+        token = self.token_for(user, group_list)
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "-", user)
+        if group_list:
+            name += "-" + hashlib.sha256("\n".join(group_list).encode()).hexdigest()[:8]
+        path = config.with_name(f"kubeconfig-{name}")
+        path.write_text(_kubeconfig(self.secure_url, self._authority(), token))
+        return path
+
+    def _authority(self) -> str:
+        """The serving certificate, base64-encoded, as ``certificate-authority-data``."""
+        return base64.b64encode(self.kubeconfig_path.with_name("serving.crt").read_bytes()).decode()
 
     def api_client(self, user: str | None = None, groups: Iterable[str] = ()) -> ApiClient:
         """A kubernetes-asyncio ``ApiClient`` for this server; close it (``async with``).
