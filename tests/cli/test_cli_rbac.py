@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import yaml
 from typer.testing import CliRunner
@@ -56,14 +55,9 @@ def test_an_unknown_verb_or_no_namespace_is_a_usage_error() -> None:
     assert "-n NAMESPACE, or -A" in nowhere.output
 
 
-async def test_a_refused_command_prints_the_refusal_and_the_rule_on_one_line(
-    tmp_path: Path,
-) -> None:
+async def test_a_refused_command_prints_the_refusal_and_the_rule_on_one_line() -> None:
     async with FakeAPIServer(authorization="RBAC", auto_create_namespaces=True) as server:
-        config = yaml.safe_load(server.kubeconfig_path.read_text())
-        config["users"][0]["user"]["token"] = server.token_for("system:serviceaccount:ml:trainer")
-        kubeconfig = tmp_path / "trainer.yaml"
-        kubeconfig.write_text(yaml.safe_dump(config))
+        kubeconfig = server.kubeconfig_for("system:serviceaccount:ml:trainer")
         result = await asyncio.to_thread(
             RUNNER.invoke, app, ["inspect", "-n", "ml"], env={"KUBECONFIG": str(kubeconfig)}
         )
