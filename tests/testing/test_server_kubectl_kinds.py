@@ -6,8 +6,10 @@ validates client-side with the server's OpenAPI (``/openapi/v3``, falling back t
 ``/openapi/v2``) and asks for server-side field validation where the OpenAPI lists
 ``fieldValidation``: a kind without a schema is the error ``error validating data``. What is
 expected is what kubectl prints for each created object (``<kind>.<group>/<name> created``)
-and, applied again, ``unchanged``. Kinds that are create-only (the reviews: discovery lists
-the one verb ``create``) cannot be applied on any server, as ``kubectl apply`` reads first.
+and, applied again, ``unchanged``; each kind's list then holds its object without ``kind``
+and ``apiVersion``, as a real server's typed lists do (``real-apiserver-observed.md``).
+Kinds that are create-only (the reviews: discovery lists the one verb ``create``) cannot be
+applied on any server, as ``kubectl apply`` reads first.
 """
 
 from __future__ import annotations
@@ -133,6 +135,14 @@ async def test_every_served_kind_passes_kubectl_apply(authorization: str, tmp_pa
             f"{printed(o['apiVersion'].rpartition('/')[0], o)} created" for o in objects
         )
         assert (code, sorted(out.splitlines())) == (0, expected), out
+        for group, version, resource in applicable:  # observed: items carry no kind
+            base = f"/apis/{group}/{version}" if group else f"/api/{version}"
+            path = f"{base}/{resource['name']}"
+            listing = (await call(server, "GET", path, headers=server.admin_headers)).json()
+            assert listing["items"], path
+            assert [set(i) & {"kind", "apiVersion"} for i in listing["items"]] == [
+                set() for _ in listing["items"]
+            ], path
         code, out = await kubectl(server, tmp_path, "apply", "-f", "-", stdin=stream)
         assert (code, sorted(out.splitlines())) == (
             0,

@@ -22,7 +22,8 @@ __all__ = [
 SCHEDULING = "scheduling.k8s.io"
 COORDINATION = "coordination.k8s.io"
 RBAC = "rbac.authorization.k8s.io"
-BUILT_IN_GROUPS = frozenset({"", "batch", SCHEDULING, COORDINATION, RBAC})
+APIEXTENSIONS = "apiextensions.k8s.io"
+BUILT_IN_GROUPS = frozenset({"", "batch", SCHEDULING, COORDINATION, RBAC, APIEXTENSIONS})
 """The API groups of this server's built-in kinds."""
 
 
@@ -98,7 +99,7 @@ DEFAULT_RESOURCES: tuple[ResourceType, ...] = (
     ResourceType("", "v1", "Node", "nodes", namespaced=False, status=True),
     ResourceType(COORDINATION, "v1", "Lease", "leases"),
     ResourceType(
-        "apiextensions.k8s.io",
+        APIEXTENSIONS,
         "v1",
         "CustomResourceDefinition",
         "customresourcedefinitions",
