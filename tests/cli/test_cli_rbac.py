@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
+from pathlib import Path
 
+import pytest
 import yaml
 from typer.testing import CliRunner
 
@@ -78,3 +82,32 @@ def test_cache_kinds_narrow_the_cache_rules() -> None:
         app, ["rbac", "cache", "--cache-kind", "Node", "-n", "ml", "--service-account", "x"]
     )
     assert wrong.exit_code == 2 and "a cache holds Event, Pod, Job" in wrong.output
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+async def test_the_docs_pipe_into_kubectl_apply_works_on_the_default_test_server(
+    tmp_path: Path,
+) -> None:
+    # docs/apply.md, cli.md and kopf.md: `workloadbuilder rbac ... | kubectl apply -f -`;
+    # kube-apiserver serves the RBAC kinds whatever its authorization mode.
+    args = ["rbac", "reconcile-job", "cache", "-n", "ml", "--service-account", "trainer"]
+    manifest = RUNNER.invoke(app, args).output
+    async with FakeAPIServer(auto_create_namespaces=True) as server:
+        kubectl = await asyncio.create_subprocess_exec(
+            str(shutil.which("kubectl")),
+            f"--kubeconfig={server.kubeconfig_path}",
+            f"--cache-dir={tmp_path / 'cache'}",
+            "apply",
+            "-f",
+            "-",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            env={**os.environ, "HOME": str(tmp_path)},
+        )
+        out, _ = await kubectl.communicate(manifest.encode())
+    assert (kubectl.returncode, out.decode()) == (
+        0,
+        "role.rbac.authorization.k8s.io/workloadbuilder created\n"
+        "rolebinding.rbac.authorization.k8s.io/workloadbuilder created\n",
+    )
