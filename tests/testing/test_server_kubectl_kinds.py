@@ -9,7 +9,8 @@ expected is what kubectl prints for each created object (``<kind>.<group>/<name>
 and, applied again, ``unchanged``; each kind's list then holds its object without ``kind``
 and ``apiVersion``, as a real server's typed lists do (``real-apiserver-observed.md``).
 Kinds that are create-only (the reviews: discovery lists the one verb ``create``) cannot be
-applied on any server, as ``kubectl apply`` reads first.
+applied on any server, as ``kubectl apply`` reads first. Every kind's OpenAPI schema names the
+top-level fields of the official client's model of it (``kubernetes==37``).
 """
 
 from __future__ import annotations
@@ -148,3 +149,33 @@ async def test_every_served_kind_passes_kubectl_apply(authorization: str, tmp_pa
             0,
             [e.replace("created", "unchanged") for e in expected],
         ), out
+
+
+def _official_model(group: str, version: str, kind: str) -> Any:
+    """The official client's model of a kind (``kubernetes==37``: ``V1Role``,
+    ``V1beta1PodGroup``; the core Event is ``CoreV1Event``)."""
+    from kubernetes import client
+
+    name = "CoreV1Event" if (group, kind) == ("", "Event") else f"V{version[1:]}{kind}"
+    return getattr(client, name)
+
+
+@bounded(60)
+async def test_every_served_kinds_openapi_names_its_top_level_fields() -> None:
+    # kubectl explain and client-side validation read these; the expected field names are
+    # the official client's (attribute_map: JSON names).
+    async with FakeAPIServer(authorization="RBAC") as server:
+        served = await served_kinds(server)
+        index = (await call(server, "GET", "/openapi/v3", headers=server.admin_headers)).json()
+        schemas: dict[tuple[str, str, str], set[str]] = {}
+        for entry in index["paths"].values():
+            url = entry["serverRelativeURL"]
+            document = (await call(server, "GET", url, headers=server.admin_headers)).json()
+            for schema in document["components"]["schemas"].values():
+                for gvk in schema.get("x-kubernetes-group-version-kind", []):
+                    key = (gvk["group"], gvk["version"], gvk["kind"])
+                    schemas[key] = set(schema["properties"])
+    for group, version, resource in served:
+        key = (group, version, resource["kind"])
+        expected = set(_official_model(*key).attribute_map.values())
+        assert schemas[key] == expected, key
