@@ -5,10 +5,9 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-from pathlib import Path
 
 import yaml
-from server_process import server_process
+from server_process import server_kubeconfigs, server_process
 
 
 def _free_port() -> int:
@@ -57,20 +56,11 @@ def test_a_kubeconfig_per_identity_acts_as_that_service_account() -> None:
 
     trainer = "system:serviceaccount:ml:trainer"
     args = ("--authorization-mode", "RBAC", "-n", "ml", "--kubeconfig-for", trainer)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "workloadbuilder.testing", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        admin_path, trainer_path = (process.stdout.readline().strip() for _ in range(2))
-        assert trainer_path, process.stderr.read() if process.stderr else ""
-        written = yaml.safe_load(Path(trainer_path).read_text())
+    with server_kubeconfigs(*args, count=2) as (admin_path, trainer_path):
+        written = yaml.safe_load(trainer_path.read_text())
         assert written["clusters"][0]["cluster"]["server"].startswith("https://127.0.0.1:")
-        admin = config.new_client_from_config(config_file=admin_path)
-        as_trainer = config.new_client_from_config(config_file=trainer_path)
+        admin = config.new_client_from_config(config_file=str(admin_path))
+        as_trainer = config.new_client_from_config(config_file=str(trainer_path))
         try:
             rbac = client.RbacAuthorizationV1Api(admin)
             rule = client.V1PolicyRule(api_groups=[""], resources=["pods"], verbs=["list"])
@@ -97,9 +87,6 @@ def test_a_kubeconfig_per_identity_acts_as_that_service_account() -> None:
         finally:
             admin.close()
             as_trainer.close()
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
     assert refused == (
         403,
         f'pods is forbidden: User "{trainer}" cannot list resource "pods" in API group "" '
