@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -69,14 +71,9 @@ def test_an_unknown_verb_or_no_namespace_is_a_usage_error() -> None:
     assert "-n NAMESPACE, or -A" in nowhere.output
 
 
-async def test_a_refused_command_prints_the_refusal_and_the_rule_on_one_line(
-    tmp_path: Path,
-) -> None:
+async def test_a_refused_command_prints_the_refusal_and_the_rule_on_one_line() -> None:
     async with FakeAPIServer(authorization="RBAC", auto_create_namespaces=True) as server:
-        config = yaml.safe_load(server.kubeconfig_path.read_text())
-        config["users"][0]["user"]["token"] = server.token_for("system:serviceaccount:ml:trainer")
-        kubeconfig = tmp_path / "trainer.yaml"
-        kubeconfig.write_text(yaml.safe_dump(config))
+        kubeconfig = server.kubeconfig_for("system:serviceaccount:ml:trainer")
         result = await asyncio.to_thread(
             RUNNER.invoke, app, ["inspect", "-n", "ml"], env={"KUBECONFIG": str(kubeconfig)}
         )
@@ -167,3 +164,32 @@ def test_a_custom_resource_is_a_cache_kind_by_its_crd_name() -> None:
         {"apiGroups": [""], "resources": ["pods"], "verbs": ["list", "watch"]},
         {"apiGroups": ["example.com"], "resources": ["trainingjobs"], "verbs": ["list", "watch"]},
     ]
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+async def test_the_docs_pipe_into_kubectl_apply_works_on_the_default_test_server(
+    tmp_path: Path,
+) -> None:
+    # docs/apply.md, cli.md and kopf.md: `workloadbuilder rbac ... | kubectl apply -f -`;
+    # kube-apiserver serves the RBAC kinds whatever its authorization mode.
+    args = ["rbac", "reconcile-job", "cache", "-n", "ml", "--service-account", "trainer"]
+    manifest = RUNNER.invoke(app, args).output
+    async with FakeAPIServer(auto_create_namespaces=True) as server:
+        kubectl = await asyncio.create_subprocess_exec(
+            str(shutil.which("kubectl")),
+            f"--kubeconfig={server.kubeconfig_path}",
+            f"--cache-dir={tmp_path / 'cache'}",
+            "apply",
+            "-f",
+            "-",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            env={**os.environ, "HOME": str(tmp_path)},
+        )
+        out, _ = await kubectl.communicate(manifest.encode())
+    assert (kubectl.returncode, out.decode()) == (
+        0,
+        "role.rbac.authorization.k8s.io/workloadbuilder created\n"
+        "rolebinding.rbac.authorization.k8s.io/workloadbuilder created\n",
+    )

@@ -1,5 +1,6 @@
-"""The verbs of a server that authorizes with RBAC: every kind's verbs, plus escalation
-prevention on roles and bindings, the review APIs (answered, never stored) and the
+"""The verbs of a server that serves the RBAC API (in every authorization mode): every kind's
+verbs, plus escalation prevention on roles and bindings (when the request has an
+authenticated requester, i.e. under RBAC), the review APIs (answered, never stored) and the
 ClusterRole aggregation controller (an aggregated role's rules are the union of the rules of
 the ClusterRoles its selectors match, in name order, each rule once).
 """

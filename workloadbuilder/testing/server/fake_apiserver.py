@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
+import re
 import shutil
 import socket
 import ssl
@@ -19,7 +21,6 @@ from workloadbuilder.testing.apply.merge import copy_json
 from workloadbuilder.testing.common.errors import APIStatusError
 from workloadbuilder.testing.common.gates import DEFAULT_PRESET, resolve
 from workloadbuilder.testing.common.resources import DEFAULT_RESOURCES, Registry, ResourceType
-from workloadbuilder.testing.engine.custom_resources import CustomResourceEngine
 from workloadbuilder.testing.engine.unknown_fields import FieldChecker, model_unknown_fields
 from workloadbuilder.testing.engine.verbs import (
     APPLY,
@@ -75,10 +76,12 @@ class FakeAPIServer:
     server; ``auto_create_namespaces=True`` creates the ``Namespace`` instead. ``port``
     fixes the port (0: a free one).
 
-    ``authorization="RBAC"`` authenticates and authorizes every request as kube-apiserver
-    with ``--authorization-mode=RBAC``: it serves ``rbac.authorization.k8s.io/v1`` (with the
-    bootstrap ClusterRoles and bindings) and the review APIs whatever ``resources`` and
-    ``group_versions`` say, maps the bearer tokens of :meth:`token_for` to their users (an
+    Roles, ClusterRoles and their bindings (``rbac.authorization.k8s.io/v1``) are served in
+    every mode, as by kube-apiserver: stored, validated, listed and aggregated, but enforced
+    only under RBAC. ``authorization="RBAC"`` authenticates and authorizes every request as
+    kube-apiserver with ``--authorization-mode=RBAC``: it serves ``rbac.authorization.k8s.io/v1``
+    (with the bootstrap ClusterRoles and bindings) and the review APIs whatever ``resources``
+    and ``group_versions`` say, maps the bearer tokens of :meth:`token_for` to their users (an
     unknown token is a 401, none is ``system:anonymous``), honours impersonation headers and
     refuses what no binding grants with the API server's 403. The kubeconfig names
     :attr:`secure_url` and carries an administrator's token (``system:masters``), as
@@ -128,8 +131,7 @@ class FakeAPIServer:
                 group_versions = [*group_versions, *(rt.api_version for rt in kinds.SERVED)]
         self._registry = Registry(served, self.gates, group_versions, config.disabled_versions)
         self._store = Store(event_history)
-        engine = RBACEngine if rbac else CustomResourceEngine
-        self._engine = engine(
+        self._engine = RBACEngine(
             self._registry,
             self._store,
             field_checker,
@@ -139,11 +141,7 @@ class FakeAPIServer:
         self._engine.requester = _requester
         self._tokens = Tokens()
         self._admin_token = self._tokens.issue(ADMIN, ["system:masters"]) if rbac else _AA_TOKEN
-        gate = (
-            Gate(self._tokens, self._engine.authorizer)
-            if isinstance(self._engine, RBACEngine)
-            else None
-        )
+        gate = Gate(self._tokens, self._engine.authorizer) if rbac else None
         self.faults = Faults()
         self.requests: list[RecordedRequest] = []
         self._handler = HTTPHandler(
@@ -186,8 +184,7 @@ class FakeAPIServer:
         if self._tls is None:
             config = _kubeconfig(self.url, "", self._admin_token)
         else:
-            authority = base64.b64encode((self._tmpdir / "serving.crt").read_bytes()).decode()
-            config = _kubeconfig(self.secure_url, authority, self._admin_token)
+            config = _kubeconfig(self.secure_url, self._authority(), self._admin_token)
         self.kubeconfig_path.write_text(config)
 
     async def restart(self, downtime: float = 0.0) -> None:
@@ -297,6 +294,31 @@ class FakeAPIServer:
         ``system:serviceaccounts`` and ``system:serviceaccounts:NS`` (the same token each
         time for the same user and groups)."""
         return self._tokens.issue(user, tuple(groups))
+
+    def kubeconfig_for(self, user: str, groups: Iterable[str] = ()) -> Path:
+        """A kubeconfig like :attr:`kubeconfig_path` that acts as ``user`` (in ``groups``)
+        with the token of :meth:`token_for`, so kubectl or any client runs as, say, a
+        ServiceAccount (``system:serviceaccount:NS:NAME``) instead of the administrator.
+        It is written beside :attr:`kubeconfig_path` and removed with it; only an RBAC
+        server has identities, the default one lets every request in whatever its token."""
+        if self.authorization != "RBAC":
+            raise RuntimeError(
+                "kubeconfig_for needs FakeAPIServer(authorization='RBAC'): the default server "
+                "lets every request in, whoever sends it"
+            )
+        config = self.kubeconfig_path
+        group_list = tuple(groups)
+        token = self.token_for(user, group_list)
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "-", user)
+        if group_list:
+            name += "-" + hashlib.sha256("\n".join(group_list).encode()).hexdigest()[:8]
+        path = config.with_name(f"kubeconfig-{name}")
+        path.write_text(_kubeconfig(self.secure_url, self._authority(), token))
+        return path
+
+    def _authority(self) -> str:
+        """The serving certificate, base64-encoded, as ``certificate-authority-data``."""
+        return base64.b64encode(self.kubeconfig_path.with_name("serving.crt").read_bytes()).decode()
 
     def api_client(self, user: str | None = None, groups: Iterable[str] = ()) -> ApiClient:
         """A kubernetes-asyncio ``ApiClient`` for this server; close it (``async with``).
