@@ -99,13 +99,6 @@ _TABLE: Mapping[str, _Needs] = {
     "leader_election": {("coordination.k8s.io", "leases"): ("create", "get", "update")},
 }
 
-_ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
-    # the command line's commands, by what they call
-    "status": ("diagnose",),
-    "inspect": ("audit",),
-    "wait": ("wait_scheduled",),
-}
-
 VERBS: Final[tuple[str, ...]] = tuple(sorted(_TABLE))
 """The verbs ``required_rules`` knows (``reconcile-job`` is read as ``reconcile_job``)."""
 
@@ -189,13 +182,8 @@ def _cache_needs(kinds: Iterable[str | NamedResource] | None) -> _Needs:
 
 def _canonical(verb: str) -> tuple[str, ...]:
     key = verb.strip().replace("-", "_")
-    if key in _ALIASES:
-        return _ALIASES[key]
     if key not in _TABLE:
-        raise ValueError(
-            f"unknown verb {verb!r}: known are {', '.join(VERBS)}"
-            f" (and the commands {', '.join(sorted(_ALIASES))})"
-        )
+        raise ValueError(f"unknown verb {verb!r}: known are {', '.join(VERBS)}")
     return (key,)
 
 
