@@ -79,7 +79,7 @@ async def _steady(args: Any) -> tuple[list[Row], str]:
             await cache.synced(timeout=60)
             await _first_pass(api, cache, jobs[label])
         for label, cache in caches.items():  # the cache has observed every create
-            while len(cache.list("PodGroup")) < sizes[label] or len(cache.expectations):
+            while len(await cache.list("PodGroup")) < sizes[label] or len(cache.expectations):
                 await asyncio.sleep(0.05)
 
         def cached(label: str) -> AsyncCase:
@@ -179,7 +179,7 @@ async def _memory(count: int) -> Row:
         gc.collect()
         held = tracemalloc.get_traced_memory()[0] - start
         tracemalloc.stop()
-        assert len(cache.list("PodGroup")) == len(docs) == count
+        assert len(await cache.list("PodGroup")) == len(docs) == count
         await cache.stop()
     per = 1000 / count
     return Row(

@@ -27,12 +27,12 @@ SECTIONS = [
     (
         "workloadbuilder.aio",
         "Async helpers",
-        "Putting objects on a cluster and watching them (`pip install 'workloadbuilder[aio]'`).",
+        "Putting objects on a cluster and watching them (the `[aio]` extra).",
     ),
     (
         "workloadbuilder.testing",
         "Testing",
-        "The test API server and the gang simulator (`pip install 'workloadbuilder[testing]'`).",
+        "The test API server and the gang simulator (the `[testing]` extra).",
     ),
     (
         "workloadbuilder.api",

@@ -53,7 +53,7 @@ async def main(namespace: str, once: bool) -> None:
         aio.Cache(api_client, namespace=namespace) as cache,
     ):
         await cache.synced(TRAINING_RUNS, "Workload", "PodGroup")
-        waiting = {r["metadata"]["name"] for r in cache.list(TRAINING_RUNS, namespace)}
+        waiting = {r["metadata"]["name"] for r in await cache.list(TRAINING_RUNS, namespace)}
         seen_all = asyncio.Event()
 
         async def reconcile(run: dict[str, Any]) -> None:

@@ -13,6 +13,14 @@ from pathlib import Path
 @contextmanager
 def server_process(*args: str) -> Iterator[Path]:
     """The kubeconfig of a test API server running in its own process with ``args``."""
+    with server_kubeconfigs(*args) as (first,):
+        yield first
+
+
+@contextmanager
+def server_kubeconfigs(*args: str, count: int = 1) -> Iterator[list[Path]]:
+    """The first ``count`` kubeconfig paths such a server prints (the administrator's, then
+    one per ``--kubeconfig-for``)."""
     process = subprocess.Popen(
         [sys.executable, "-m", "workloadbuilder.testing", *args],
         stdout=subprocess.PIPE,
@@ -21,9 +29,9 @@ def server_process(*args: str) -> Iterator[Path]:
     )
     try:
         assert process.stdout is not None
-        first = process.stdout.readline().strip()
-        assert first, process.stderr.read() if process.stderr else "no kubeconfig printed"
-        yield Path(first)
+        paths = [process.stdout.readline().strip() for _ in range(count)]
+        assert all(paths), process.stderr.read() if process.stderr else "no kubeconfig printed"
+        yield [Path(p) for p in paths]
     finally:
         process.terminate()
         process.wait(timeout=30)

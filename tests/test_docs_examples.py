@@ -4,14 +4,20 @@ and the documented Python passes ``mypy --strict``."""
 
 from __future__ import annotations
 
+import ast
+import functools
+import importlib.metadata
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 import workloadbuilder as wb
 from workloadbuilder import aio
@@ -223,3 +229,70 @@ async def test_the_fragments_of_apply_observe_and_testing_run(
     ] * len(objects)
     printed = capsys.readouterr().out
     assert printed.startswith("[") and "429" in printed  # the pending faults, then cleared
+
+
+INSTALL = re.compile(r"pip install ([^#`\n&]*)")
+
+
+@functools.cache
+def _installed_by(command: str) -> frozenset[str]:
+    """The distributions ``pip install COMMAND`` brings (``.``/``-e .``/the wheel with
+    extras), with what they require, read from the installed metadata (normalized names)."""
+    wanted: list[tuple[str, frozenset[str]]] = []
+    for word in shlex.split(command):
+        if word.startswith("-"):
+            continue
+        name, _, extra = word.partition("[")
+        if name in (".", "workloadbuilder") or name.startswith("dist/"):
+            wanted.append(("workloadbuilder", frozenset(extra.rstrip("]").split(",")) - {""}))
+        else:
+            requirement = Requirement(word)
+            wanted.append((requirement.name, frozenset(requirement.extras)))
+    seen: set[tuple[str, frozenset[str]]] = set()
+    while wanted:
+        name, extras = wanted.pop()
+        if (canonicalize_name(name), extras) in seen:
+            continue
+        seen.add((canonicalize_name(name), extras))
+        try:
+            requires = importlib.metadata.requires(name) or []
+        except importlib.metadata.PackageNotFoundError:
+            continue  # not in this environment (polyaxon): its own name is what it brings
+        for line in requires:
+            requirement = Requirement(line)
+            marker = requirement.marker
+            if marker is None or any(marker.evaluate({"extra": e}) for e in extras or {""}):
+                wanted.append((requirement.name, frozenset(requirement.extras)))
+    return frozenset(name for name, _ in seen)
+
+
+_OWNERS = functools.cache(importlib.metadata.packages_distributions)
+
+
+def _needs(code: str) -> set[str]:
+    """The distributions (normalized) of the modules ``code`` imports, the project's left out."""
+    modules = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            modules.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            modules.add(node.module.split(".")[0])
+    return {
+        canonicalize_name(dist)
+        for module in modules - set(sys.stdlib_module_names) - {"workloadbuilder"}
+        for dist in _OWNERS().get(module, [module])
+    }
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_each_block_imports_only_what_the_page_says_to_install(page: str) -> None:
+    """What the page's own install commands bring (getting-started.md's when it has none),
+    and what the paragraph just before a block adds for it (`pip install ...`)."""
+    text = (DOCS / page).read_text()
+    commands = INSTALL.findall(text) or INSTALL.findall((DOCS / "getting-started.md").read_text())
+    base = frozenset().union(*map(_installed_by, commands))
+    for match in BLOCK.finditer(text):
+        before = text[: match.start()].rstrip().rsplit("\n\n", 1)[-1]
+        extra = frozenset().union(*map(_installed_by, INSTALL.findall(before)))
+        missing = _needs(match.group(2)) - base - extra
+        assert not missing, f"{page}: a block imports {sorted(missing)}, which it does not install"

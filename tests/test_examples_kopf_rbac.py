@@ -61,16 +61,6 @@ def grant(server: FakeAPIServer, documents: list[dict[str, Any]]) -> None:
         server.create_object(*RBAC, plural, document)
 
 
-def kubeconfig_of(server: FakeAPIServer, user: str, directory: Path) -> Path:
-    """The server's kubeconfig with ``user``'s bearer token in place of the administrator's."""
-    config = yaml.safe_load(server.kubeconfig_path.read_text())
-    (entry,) = config["users"]
-    entry["user"]["token"] = server.token_for(user)
-    path = directory / "kubeconfig"
-    path.write_text(yaml.safe_dump(config))
-    return path
-
-
 def test_the_manifest_is_namespaced_and_binds_the_account() -> None:
     """A Role and its RoleBinding in the operator's namespace; nothing cluster-wide."""
     role, binding = yaml.safe_load_all(MANIFEST.read_text())
@@ -82,7 +72,7 @@ def test_the_manifest_is_namespaced_and_binds_the_account() -> None:
 @pytest.mark.parametrize("mode", ["--standalone", "--peering=default"])
 @pytest.mark.fake_apiserver(resources=[*DEFAULT_RESOURCES, TRAINING_RUNS], authorization="RBAC")
 async def test_the_kopf_operator_runs_as_its_service_account(
-    fake_apiserver: FakeAPIServer, mode: str, tmp_path: Path
+    fake_apiserver: FakeAPIServer, mode: str
 ) -> None:
     """The same run's life as on an AlwaysAllow server (created, scheduled, resized, deleted),
     every request of kopf and of the SDK authorized by the two Roles alone: kopf logs no
@@ -93,7 +83,7 @@ async def test_the_kopf_operator_runs_as_its_service_account(
     grant(fake_apiserver, list(yaml.safe_load_all(MANIFEST.read_text())))
     env = {
         **env_for(fake_apiserver),
-        "KUBECONFIG": str(kubeconfig_of(fake_apiserver, USER, tmp_path)),
+        "KUBECONFIG": str(fake_apiserver.kubeconfig_for(USER)),
         "KOPF_RUN_NAMESPACE": NS,
     }
     log = (await run_the_kopf_operator(fake_apiserver, [mode], env, mode)).decode()
@@ -108,14 +98,12 @@ def manifest_without(index: int) -> list[dict[str, Any]]:
     return [{**role, "rules": rules}, binding]
 
 
-async def refused(
-    server: FakeAPIServer, tmp_path: Path, mode: str, resource: str, group: str
-) -> list[str]:
+async def refused(server: FakeAPIServer, mode: str, resource: str, group: str) -> list[str]:
     """Run the operator on a run of 4 until it logs the server's 403 on ``resource``."""
     training_run(server, 4)
     env = {
         **env_for(server),
-        "KUBECONFIG": str(kubeconfig_of(server, USER, tmp_path)),
+        "KUBECONFIG": str(server.kubeconfig_for(USER)),
         "KOPF_RUN_NAMESPACE": NS,
     }
     kopf = Path(sys.executable).with_name("kopf")
@@ -167,7 +155,7 @@ async def stop(process: asyncio.subprocess.Process) -> None:
 )
 @pytest.mark.fake_apiserver(resources=[*DEFAULT_RESOURCES, TRAINING_RUNS], authorization="RBAC")
 async def test_without_any_one_rule_of_the_manifest_the_operator_is_refused(
-    fake_apiserver: FakeAPIServer, tmp_path: Path, index: int, resource: str, group: str, mode: str
+    fake_apiserver: FakeAPIServer, index: int, resource: str, group: str, mode: str
 ) -> None:
     """Each rule of the manifest is needed: without it the operator logs the server's 403 on
     its resource. Rules 2 and 3 (the PodGroups' list and watch, the Events' create) are kopf's
@@ -178,4 +166,4 @@ async def test_without_any_one_rule_of_the_manifest_the_operator_is_refused(
     documents = manifest_without(index)
     assert {r["resources"][0] for r in documents[0]["rules"]}.isdisjoint({resource})
     grant(fake_apiserver, documents)
-    await refused(fake_apiserver, tmp_path, mode, resource, group)
+    await refused(fake_apiserver, mode, resource, group)

@@ -8,13 +8,16 @@ reads the configured package index or cache); slow, each step bounded by a timeo
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+import sysconfig
 import tarfile
 import tomllib
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
@@ -182,3 +185,34 @@ def test_with_the_cli_extra_the_command_runs(core_venv: Path, wheel: Path) -> No
     assert built.returncode == 0 and "kind: PodGroup" in built.stdout, built.stderr
     imported = run(core_venv / "bin" / "python", "-c", "import workloadbuilder.aio")
     assert imported.returncode == 0, imported.stderr
+
+
+def test_the_wheel_installs_as_getting_started_says(wheel: Path, tmp_path: Path) -> None:
+    """docs/getting-started.md's wheel install, run as it reads (the wheel ``python -m build``
+    wrote, with ``[cli]``) in a fresh environment, then the README's commands from elsewhere.
+
+    ``--no-deps`` and this environment's packages behind the new one's keep it quick: the
+    full resolve from the index is ``test_with_the_cli_extra_the_command_runs``'s."""
+    page = (ROOT / "docs" / "getting-started.md").read_text()
+    (shown,) = re.findall(r"^pip install '(dist/[^']+)'$", page, re.MULTILINE)
+    assert shown == f"dist/{wheel.name}[cli]"
+    venv = tmp_path / "venv"
+    assert run(sys.executable, "-m", "venv", "--without-pip", venv).returncode == 0
+    python = venv / "bin" / "python"
+    site = run(python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))")
+    (Path(site.stdout.strip()) / "deps.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    pip = [sys.executable, "-m", "pip", "--python", python]  # this pip, for the new environment
+    installed = run(*pip, "install", "-q", "--no-deps", str(wheel) + "[cli]")
+    assert installed.returncode == 0, installed.stderr[-3000:]
+    where = run(
+        python, "-c", "import workloadbuilder; print(workloadbuilder.__file__)", cwd=tmp_path
+    )
+    assert where.stdout.startswith(str(venv)), where.stdout + where.stderr
+    command = venv / "bin" / "workloadbuilder"
+    training = ROOT / "examples" / "specs" / "training.yaml"
+    built = run(command, "build", training, cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    assert [d["kind"] for d in yaml.safe_load_all(built.stdout)] == ["Workload", "PodGroup"]
+    explained = run(command, "explain", training, cwd=tmp_path)
+    assert explained.returncode == 0, explained.stderr
+    assert explained.stdout.startswith("Workload resnet-training-6dbff5dc47 in namespace ml-")

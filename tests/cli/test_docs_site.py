@@ -10,30 +10,39 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_paths import NODES, ROOT, SPECS
+from cli_paths import ROOT
+from docs_pages import SNIPPETS, assert_shown, assert_snippet
 from typer.testing import CliRunner
 
 from workloadbuilder.cli import app
 
-SNIPPETS = ROOT / "docs" / "snippets"
-
 
 @pytest.mark.parametrize(
-    ("snippet", "args"),
+    ("snippet", "args", "code"),
     [
-        ("explain-release.txt", ["explain", str(SPECS / "release.yaml")]),
+        ("explain-release.txt", ["explain", "examples/specs/release.yaml"], 0),
         (
             "simulate-release.txt",
-            ["simulate", str(SPECS / "release.yaml"), "--nodes", str(NODES)],
+            ["simulate", "examples/specs/release.yaml", "--nodes", "examples/nodes.yaml"],
+            0,
         ),
+        ("validate-not-yaml.txt", ["validate", "examples/invalid/not-yaml.yaml"], 1),
     ],
 )
 def test_the_outputs_shown_in_the_docs_are_the_commands_own(
-    runner: CliRunner, snippet: str, args: list[str]
+    runner: CliRunner, snippet: str, args: list[str], code: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    result = runner.invoke(app, args)
-    assert result.exit_code == 0, result.output
-    assert (SNIPPETS / snippet).read_text() == result.stdout
+    monkeypatch.chdir(ROOT)  # the paths as the pages write them
+    result = runner.invoke(app, args, terminal_width=200)
+    assert result.exit_code == code, result.output
+    assert_snippet(snippet, result.stdout + result.stderr)
+    assert_shown("cli.md", " ".join(["workloadbuilder", *args]), snippet)
+
+
+def test_every_snippet_is_shown_and_every_shown_snippet_exists() -> None:
+    pages = "".join(p.read_text() for p in [*(ROOT / "docs").glob("*.md"), ROOT / "README.md"])
+    shown = set(re.findall(r'--8<-- "docs/snippets/([^"]+)"', pages))
+    assert shown == {p.name for p in SNIPPETS.iterdir()}
 
 
 def test_the_site_builds_strictly_without_warnings(tmp_path: Path) -> None:
@@ -51,7 +60,12 @@ def test_the_site_builds_strictly_without_warnings(tmp_path: Path) -> None:
     assert "WARNING" not in result.stderr, result.stderr
     site = tmp_path / "site"
     concepts = (site / "concepts.html").read_text()
-    assert concepts.count('class="mermaid"') == 2
+    # Diagrams are files of the site, drawn without a script from the internet.
+    assert 'class="mermaid"' not in concepts
+    for name in ("release-tree.svg", "diagnose-states.svg"):
+        assert f'src="diagrams/{name}"' in concepts
+        assert (site / "diagrams" / name).read_text().startswith("<svg ")
+    assert "mermaid" not in concepts
     reference = (site / "reference.html").read_text()
     for name in ("workloadbuilder.Builder", "workloadbuilder.migrate", "load_spec"):
         assert name in reference
@@ -62,7 +76,7 @@ def test_the_site_builds_strictly_without_warnings(tmp_path: Path) -> None:
     # a class's public methods, a dataclass's fields with their defaults
     for method in ("apply", "resize", "delete", "reconcile", "wait_scheduled"):
         assert f'id="workloadbuilder.aio.client.Client.{method}"' in reference
-    assert 'id="workloadbuilder.aio.wire.transport.RetryPolicy.attempts"' in reference
+    assert 'id="workloadbuilder.aio.wire.retry.RetryPolicy.attempts"' in reference
     # the signature of a function that shares its name with its module, typed and formatted
     assert re.search(r"field_manager</span><span[^>]*>:</span>", reference)
     # a dark/light toggle; search that works from the files (offline plugin); no web fonts

@@ -17,6 +17,7 @@ from cluster_support import (
     cli,
     create_namespace,
 )
+from docs_pages import assert_snippet
 from typer.testing import CliRunner
 
 from workloadbuilder.cli import app
@@ -208,9 +209,6 @@ async def test_inspect_reports_pods_on_a_missing_group(fake_apiserver: FakeAPISe
     assert "MissingPodGroup" in table.stdout and f"Pod {NS}/worker-0" in table.stdout
 
 
-SNIPPETS = SPECS.parent.parent / "docs" / "snippets"
-
-
 async def test_the_outputs_shown_in_the_docs_are_the_commands_own(
     fake_apiserver: FakeAPIServer,
 ) -> None:
@@ -221,8 +219,8 @@ async def test_the_outputs_shown_in_the_docs_are_the_commands_own(
     workload = root["spec"]["workloadRef"]["workloadName"]
     status = await cli(server, "status", workload, "-n", NS)
     diagnosis = await cli(server, "diagnose", root["metadata"]["name"], "-n", NS)
-    assert (SNIPPETS / "status-release.txt").read_text() == status.stdout
-    assert (SNIPPETS / "diagnose-release.txt").read_text() == diagnosis.stdout
+    assert_snippet("status-release.txt", status.stdout)
+    assert_snippet("diagnose-release.txt", diagnosis.stdout)
 
 
 async def test_delete_says_which_groups_pods_still_hold(fake_apiserver: FakeAPIServer) -> None:

@@ -156,7 +156,10 @@ def test_missing_fields_point_at_their_parent(tmp_path: Path) -> None:
     ("text", "message"),
     [
         ("apiVersion: v1\nkind: WorkloadSpec\nspec: {}\n", "1: apiVersion: Unsupported value"),
-        ("- a\n- b\n", "1: <nil>: Invalid value"),
+        ("- a\n- b\n", "spec.yaml:1: the document must be an object, not a list"),
+        ("", "spec.yaml:1: the document must be an object, not empty"),
+        ("true\n", "spec.yaml:1: the document must be an object, not a boolean"),
+        ("7\n", "spec.yaml:1: the document must be an object, not a number"),
         ("spec: [\n", "not valid YAML"),
     ],
 )

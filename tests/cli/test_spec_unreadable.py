@@ -2,8 +2,8 @@
 
 "A file that is not UTF-8, not one valid YAML or JSON document, nests mappings and lists
 deeper than 100 levels, contains itself through a YAML alias, or whose aliases expand to more
-than 100,000 values is reported like any invalid field: one line ``FILE:LINE: <nil>: Invalid
-value: null: ...``, exit code 1." A JSON file is read as JSON.
+than 100,000 values is reported on one line ``FILE:LINE:COLUMN: ...``, exit code 1." A JSON
+file is read as JSON. The columns are counted here from the content (1-based, as the line).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 import yaml
@@ -22,7 +23,6 @@ from workloadbuilder.cli import app
 from workloadbuilder.spec import MAX_ALIASED_VALUES, MAX_NESTING, SpecError, load_spec
 
 TRAINING = (SPECS / "training.yaml").read_text(encoding="utf-8")
-PREFIX = "<nil>: Invalid value: null: "
 
 
 def _billion_laughs() -> bytes:
@@ -36,78 +36,100 @@ UNREADABLE = [
     pytest.param(
         TRAINING.replace("name: resnet-training", "name: r\xe9snet").encode("latin-1"),
         TRAINING.splitlines().index("    name: resnet-training") + 1,
+        len("    name: r") + 1,  # the byte \xe9
         "not valid UTF-8: invalid continuation byte at byte ",
         id="latin-1",
     ),
     pytest.param(
         b"[" * 20_000 + b"]" * 20_000,
         1,
+        None,  # JSON (read as JSON, whose reader gives no place)
         f"nested deeper than {MAX_NESTING} levels",
         id="deep-yaml",
     ),
     pytest.param(
         b"spec:\n  " + b"[" * MAX_NESTING + b"]" * MAX_NESTING,
         2,
+        len("  ") + MAX_NESTING,  # the mapping of line 1 is the first level
         f"nested deeper than {MAX_NESTING} levels",
         id="deep-from-line-2",
     ),
     pytest.param(
         b'{"a": ' * 5000 + b"1" + b"}" * 5000,
         1,
+        None,  # JSON's reader gives no place
         f"nested deeper than {MAX_NESTING}",
         id="deep-json",
     ),
     pytest.param(
         b"spec:\n  root: &node\n    children: [*node]\n",
         3,
+        len("    children: [") + 1,
         "not valid YAML: anchor 'node' value contains itself (alias *node)",
         id="recursive-alias",
     ),
     pytest.param(
         _billion_laughs(),
         5,
+        len("e: &e [") + 1 + 7 * len("*d, "),  # 12,330 values before e, 11,111 per *d
         f"not valid YAML: the aliases expand to more than {MAX_ALIASED_VALUES} values",
         id="billion-laughs",
     ),
     pytest.param(
         b"apiVersion: v1\nkind: \x00\n",
         2,
+        len("kind: ") + 1,
         "not valid YAML: unacceptable character #x0000: special characters are not allowed",
         id="nul",
     ),
     pytest.param(
         (TRAINING + "---\n" + TRAINING).encode(),
         TRAINING.count("\n") + 1,
+        1,  # the second "---"
         "not valid YAML: expected a single document in the stream, but found another document",
         id="two-documents",
     ),
 ]
 
 
-@pytest.mark.parametrize(("content", "line", "message"), UNREADABLE)
-def test_the_loader_reports_one_located_error(
-    tmp_path: Path, content: bytes, line: int, message: str
-) -> None:
+class Case(NamedTuple):
+    content: bytes
+    line: int
+    column: int | None
+    message: str
+
+    def expected(self, path: Path) -> str:
+        """``PATH:LINE:COLUMN: MESSAGE`` (no column where the reader gives none)."""
+        column = "" if self.column is None else f"{self.column}:"
+        return f"{path}:{self.line}:{column} {self.message}"
+
+
+CASES = [pytest.param(Case(*p.values), id=p.id) for p in UNREADABLE]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_loader_reports_one_located_error(tmp_path: Path, case: Case) -> None:
     path = tmp_path / "spec.yaml"
-    path.write_bytes(content)
+    path.write_bytes(case.content)
     with pytest.raises(SpecError) as caught:
         load_spec(path)
     (located,) = caught.value.located()
-    assert located.startswith(f"{path}:{line}: {PREFIX}{message}"), located
+    assert located.startswith(case.expected(path)), located
+    assert "<nil>" not in located and "Invalid value" not in located  # no field to name
 
 
-@pytest.mark.parametrize(("content", "line", "message"), UNREADABLE)
+@pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("command", ["validate", "build", "explain"])
 def test_the_commands_print_it_on_one_line_and_exit_1(
-    runner: CliRunner, tmp_path: Path, command: str, content: bytes, line: int, message: str
+    runner: CliRunner, tmp_path: Path, command: str, case: Case
 ) -> None:
     path = tmp_path / "spec.yaml"
-    path.write_bytes(content)
+    path.write_bytes(case.content)
     result = runner.invoke(app, [command, str(path)])
     assert result.exit_code == 1, result.output
     assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
     (printed,) = result.stderr.splitlines()
-    assert printed.startswith(f"{path}:{line}: {PREFIX}{message}")
+    assert printed.startswith(case.expected(path)), printed
 
 
 def test_an_error_is_one_line_whatever_the_key(runner: CliRunner, tmp_path: Path) -> None:
@@ -121,19 +143,19 @@ def test_an_error_is_one_line_whatever_the_key(runner: CliRunner, tmp_path: Path
 
 
 @pytest.mark.parametrize(
-    ("content", "line", "message"), [p for p in UNREADABLE if p.id != "two-documents"]
+    "case", [p for p in CASES if p.id != "two-documents"]
 )  # a stream of documents is what these commands read
 @pytest.mark.parametrize("command", ["migrate", "simulate"])
 def test_migrate_and_simulate_read_their_files_alike(
-    runner: CliRunner, tmp_path: Path, command: str, content: bytes, line: int, message: str
+    runner: CliRunner, tmp_path: Path, command: str, case: Case
 ) -> None:
     path = tmp_path / "input.yaml"
-    path.write_bytes(content)
+    path.write_bytes(case.content)
     args = [command, str(path)] if command == "migrate" else [command, str(SPECS / "training.yaml")]
     result = runner.invoke(app, args + (["--nodes", str(path)] if command == "simulate" else []))
     assert result.exit_code == 1, result.output
     (printed,) = result.stderr.splitlines()
-    assert printed.startswith(f"error: {path}:{line}: {message}"), printed
+    assert printed.startswith(f"error: {case.expected(path)}"), printed
 
 
 def _objects(path: Path) -> list[dict[str, object]]:

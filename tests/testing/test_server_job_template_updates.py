@@ -5,7 +5,8 @@ immutable, except that while ``AllowMutableSchedulingDirectives`` holds, the old
 the new one's node affinity, node selector, tolerations, labels, annotations and scheduling
 gates before the comparison; ``pkg/registry/batch/job/strategy.go`` sets it for a Job that is
 suspended (``spec.suspend: true`` before the update) and has never started (no
-``status.startTime``).
+``status.startTime``). A template is defaulted by ``SetDefaults_PodSpec`` only, not by the
+pod-only ``SetDefaults_Pod`` (``pkg/apis/core/v1/defaults.go``).
 """
 
 from __future__ import annotations
@@ -142,3 +143,66 @@ async def test_the_template_is_compared_semantically(fake_apiserver: FakeAPIServ
     )
     reply = await call(fake_apiserver, "PATCH", f"{JOBS}/j1", same, content_type=MERGE)
     assert reply.status == 200, reply.json()
+
+
+# What a Pod gets and a pod template does not: upstream's ``SetDefaults_Pod``
+# (pkg/apis/core/v1/defaults.go) defaults requests from limits, ``enableServiceLinks`` and,
+# with ``hostNetwork``, host ports; ``SetDefaults_PodSpec``, which templates get too, does
+# none of them.
+_POD_SPEC: dict[str, Any] = {
+    "hostNetwork": True,
+    "restartPolicy": "Never",
+    "containers": [
+        {
+            "name": "c",
+            "image": "busybox",
+            "ports": [{"containerPort": 8080}],
+            "resources": {"limits": {"memory": "1Gi", "cpu": "1"}, "requests": {"memory": "1Mi"}},
+        }
+    ],
+    "initContainers": [
+        {"name": "i", "image": "busybox", "resources": {"limits": {"cpu": "2"}}},
+    ],
+}
+
+
+@bounded()
+async def test_pod_only_defaults_reach_a_pod_and_not_a_template(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    job = _job(suspend=False)
+    job["spec"]["template"]["spec"] = _POD_SPEC
+    reply = await call(fake_apiserver, "POST", JOBS, job)
+    assert reply.status == 201, reply.json()
+    template = reply.json()["spec"]["template"]["spec"]
+    assert "enableServiceLinks" not in template
+    assert template["containers"][0]["resources"] == _POD_SPEC["containers"][0]["resources"]
+    assert template["containers"][0]["ports"] == [{"containerPort": 8080}]
+    assert template["initContainers"][0]["resources"] == {"limits": {"cpu": "2"}}
+    assert template["dnsPolicy"] == "ClusterFirst"  # SetDefaults_PodSpec: templates too
+
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": _POD_SPEC}
+    reply = await call(fake_apiserver, "POST", "/api/v1/namespaces/default/pods", pod)
+    assert reply.status == 201, reply.json()
+    spec = reply.json()["spec"]
+    assert spec["enableServiceLinks"] is True
+    assert spec["containers"][0]["resources"]["requests"] == {"cpu": "1", "memory": "1Mi"}
+    assert spec["containers"][0]["ports"] == [{"containerPort": 8080, "hostPort": 8080}]
+    assert spec["initContainers"][0]["resources"]["requests"] == {"cpu": "2"}
+
+
+@bounded()
+async def test_a_changed_templates_422_renders_the_template_undefaulted_by_pod_rules(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    # The internal struct of the template: EnableServiceLinks is a *bool left nil, and a
+    # container with limits only keeps a nil Requests map.
+    job = _job(suspend=False)
+    job["spec"]["template"]["spec"]["containers"][0]["resources"] = {"limits": {"cpu": "1"}}
+    assert (await call(fake_apiserver, "POST", JOBS, job)).status == 201
+    deadline = _template_patch(activeDeadlineSeconds=60)
+    reply = await call(fake_apiserver, "PATCH", f"{JOBS}/j1", deadline, content_type=MERGE)
+    assert reply.status == 422
+    message = reply.json()["message"]
+    assert '"EnableServiceLinks":null' in message
+    assert '"Resources":{"Limits":{"cpu":"1"},"Requests":null,"Claims":null}' in message

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import yaml
 from rbac_helpers import RBAC, as_user, bearer, binding, grant, namespace, role, rule, user_subject
 from server_helpers import PG_PATH, bounded, call, pod, pod_group
 
@@ -392,7 +393,7 @@ async def test_always_allow_lets_every_request_in(fake_apiserver: FakeAPIServer)
     assert (
         await call(fake_apiserver, "GET", "/api/v1/nodes", headers=bearer("anything"))
     ).status == 200
-    assert not fake_apiserver.serves(RBAC, "v1", "roles")
+    assert fake_apiserver.serves(RBAC, "v1", "roles")  # in every mode, as by kube-apiserver
 
 
 def test_an_unknown_authorization_mode_is_refused() -> None:
@@ -445,3 +446,17 @@ async def test_a_deleted_binding_or_role_grants_nothing(fake_apiserver: FakeAPIS
         'pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the '
         'namespace "default"'
     )
+
+
+async def test_a_kubeconfig_for_an_identity_carries_its_token() -> None:
+    async with FakeAPIServer(authorization="RBAC") as server:
+        path = server.kubeconfig_for("system:serviceaccount:ml:trainer")
+        written = yaml.safe_load(path.read_text())
+        token = written["users"][0]["user"]["token"]
+        assert token == server.token_for("system:serviceaccount:ml:trainer")
+        assert written["clusters"][0]["cluster"]["server"] == server.secure_url
+        assert path.parent == server.kubeconfig_path.parent
+    assert not path.exists()  # removed with the server's kubeconfig
+    async with FakeAPIServer() as default:
+        with pytest.raises(RuntimeError, match="needs FakeAPIServer\\(authorization='RBAC'\\)"):
+            default.kubeconfig_for("alice")

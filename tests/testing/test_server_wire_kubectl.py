@@ -21,8 +21,8 @@ from multidict import CIMultiDict
 from server_helpers import PG_PATH, apply, bounded, call, pod_group
 
 from workloadbuilder.testing import FakeAPIServer
+from workloadbuilder.testing.server.columns import human_duration
 from workloadbuilder.testing.server.discovery import storage_version_hash
-from workloadbuilder.testing.server.tables import human_duration
 
 _SCHEMAS = Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema" / "v1.37.0-local"
 _DEFS: dict[str, Any] = json.loads((_SCHEMAS / "_definitions.json").read_text())["$defs"]

@@ -216,23 +216,25 @@ async def test_1a_1e_plain_pod_evicts_one_member(server: FakeAPIServer, mode: st
         "DELETE",
     ]
     assert_victim_group_untouched(server)
-    # no retry without a cluster event: the first message stays, with its one event
-    rv = server.resource_version
-    for _ in range(3):
-        assert (await sim.step()).bound == {}
-    assert server.resource_version == rv
-    assert srm(cond(get(server, "high"), "PodScheduled")) == ("False", "Unschedulable", first)
-    assert [e["message"] for e in events(server, "high", "FailedScheduling")] == [first]
-    # "later retries, set off by unrelated node events": the terminating-pod suffix, a new event
-    await node_event(server, "old-0")
-    await sim.step()
+    # issue 33, item 14: the victim's update with deletionTimestamp (its graceful deletion
+    # began) is a cluster event that sends the preemptor back to be tried; that attempt ends
+    # with the terminating-pod suffix, on its message and as a second FailedScheduling event
+    result = await sim.step()
+    assert result.bound == {} and result.preempted == {}
     retry = (
         f"{first} no new claims to deallocate, preemption: not eligible due to a terminating pod"
         " on the nominated node."
     )
     assert srm(cond(get(server, "high"), "PodScheduled")) == ("False", "Unschedulable", retry)
     assert [e["message"] for e in events(server, "high", "FailedScheduling")] == [first, retry]
-    assert get(server, "high")["spec"].get("nodeName") is None  # type: ignore[index]
+    waiting = get(server, "high")
+    assert waiting is not None and waiting["spec"].get("nodeName") is None
+    assert waiting["status"]["nominatedNodeName"] == victim_node
+    # no further attempt without another cluster event: nothing more is written
+    rv = server.resource_version
+    for _ in range(3):
+        assert (await sim.step()).bound == {}
+    assert server.resource_version == rv
     # the stand-in kubelet removes the victim; the preemptor then binds, nomination cleared
     assert await sim.finish_terminating() == [f"{NS}/low-2"]
     result = await sim.step()
@@ -243,6 +245,8 @@ async def test_1a_1e_plain_pod_evicts_one_member(server: FakeAPIServer, mode: st
     assert srm(scheduled) == ("True", None, None)
     assert scheduled is not None and "observedGeneration" not in scheduled
     assert bound["metadata"]["generation"] == 1  # binding does not bump the generation
+    reasons = [e["reason"] for e in sorted(events(server, "high"), key=lambda e: e["eventTime"])]
+    assert reasons == ["FailedScheduling", "FailedScheduling", "Scheduled"]
     assert_victim_group_untouched(server)
 
 
@@ -412,14 +416,32 @@ async def test_2a_no_zone_holds_the_gang(server: FakeAPIServer) -> None:
         "0/3 placements are available, first placement status: pod group is unschedulable,"
         " workload aware preemption is not supported for pod groups with scheduling constraints",
     )
-    # issue 28, item 11: the pods' outcome is that of one placement (the first tried, zone a),
-    # and a misfit counts that placement's nodes only: "0/2", not the cluster's 8
+    # one message per placement outcome (issue 33, item 14): in a zone of the test nodes, two
+    # pods had a place and the third misfits, counting that placement's nodes only ("0/2");
+    # in the excluded nodes' zone ("zone-a") none matches the nodeSelector ("0/4")
     misfit = f"0/2 nodes are available: 2 Insufficient cpu. {PLACEMENT}"
-    messages = {n: srm(cond(get(server, n), "PodScheduled"))[2] for n in ("t-1", "t-2", "t-3")}
-    assert messages == {"t-1": WAITING, "t-2": WAITING, "t-3": misfit}
-    assert sorted(e["message"] for e in events(server, reason="FailedScheduling")) == sorted(
-        [WAITING, WAITING, misfit]
-    )
+    excluded = f"0/4 nodes are available: 4 {SELECTOR}. {PLACEMENT}"
+
+    def failed(name: str) -> list[str]:
+        found = events(server, name, "FailedScheduling")
+        return [e["message"] for e in sorted(found, key=lambda e: e["eventTime"])]
+
+    first = {n: failed(n) for n in ("t-1", "t-2", "t-3")}
+    assert {m for ms in first.values() for m in ms} == {WAITING, misfit, excluded}
+    assert all(excluded in ms and len(ms) == 2 for ms in first.values())
+    assert sorted(ms[0] for ms in first.values()) == sorted([WAITING, WAITING, misfit])
+    for name, messages in first.items():
+        assert srm(cond(get(server, name), "PodScheduled")) == (
+            "False",
+            "Unschedulable",
+            messages[-1],
+        )
+    # "Different placements gave different per-pod messages, so each retry rewrote pod status
+    # and posted new FailedScheduling events."
+    rv = server.resource_version
+    await sim.step()
+    assert server.resource_version != rv
+    assert all(failed(n) == [*first[n], *first[n]] for n in first)
 
 
 async def test_2a_two_domains_give_stable_messages(server: FakeAPIServer) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from workloadbuilder.testing.sim.interface import Rejection
 from workloadbuilder.testing.sim.queue import ClusterState, UnschedulablePool
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -71,3 +72,53 @@ def test_pods_of_a_group_are_never_held() -> None:
     state = ClusterState.read([node("n0", "5")], [member])
     pool.tried(state, [member], ["ml/high"], T0)
     assert pool.parked(state, [member], T0) == frozenset()
+
+
+# -- which events a rejecting plugin's queueing hint lets through (issue 33, item 14) ----------
+# kube-scheduler's hints: NodeResourcesFit queues on a scheduled pod's deletion
+# ("any deletion event to a scheduled pod could make the unscheduled pod schedulable") but skips
+# a pod update that scales nothing down; a preemptor waits while its preemption runs
+# (DefaultPreemption's PreEnqueue) and is tried again once its victim's graceful deletion began.
+
+FIT, AFFINITY, PREEMPTION = "NodeResourcesFit", "NodeAffinity", "DefaultPreemption"
+
+
+def terminating(name: str, node_name: str) -> dict[str, Any]:
+    body = pod(name, node_name, generation=2)
+    body["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:30Z"
+    return body
+
+
+def parked_after(rejection: Rejection, pods_now: list[dict[str, Any]]) -> frozenset[str]:
+    before = [PENDING, RUNNING, pod("other", "n0")]
+    pool = UnschedulablePool()
+    pool.tried(
+        ClusterState.read([node("n0", "5")], before),
+        before,
+        ["ml/high"],
+        T0,
+        {"ml/high": rejection},
+    )
+    return pool.parked(ClusterState.read([node("n0", "5")], pods_now), pods_now, T0)
+
+
+def test_a_victims_graceful_deletion_sends_its_preemptor_back() -> None:
+    preempting = Rejection("ml/high", frozenset({FIT, AFFINITY, PREEMPTION}), frozenset({"ml/low"}))
+    now = [PENDING, terminating("low", "n0"), pod("other", "n0")]
+    assert parked_after(preempting, now) == frozenset()
+
+
+def test_another_pod_terminating_frees_nothing_yet() -> None:
+    preempting = Rejection("ml/high", frozenset({FIT, AFFINITY, PREEMPTION}), frozenset({"ml/low"}))
+    now = [PENDING, RUNNING, terminating("other", "n0")]
+    assert parked_after(preempting, now) == {"ml/high"}
+    no_room = Rejection("ml/high", frozenset({FIT}))
+    assert parked_after(no_room, [PENDING, terminating("low", "n0"), pod("other", "n0")]) == {
+        "ml/high"
+    }
+
+
+def test_a_deleted_pod_helps_a_pod_short_of_room_not_one_no_node_matches() -> None:
+    now = [PENDING, RUNNING]  # "other" is gone
+    assert parked_after(Rejection("ml/high", frozenset({FIT})), now) == frozenset()
+    assert parked_after(Rejection("ml/high", frozenset({AFFINITY})), now) == {"ml/high"}

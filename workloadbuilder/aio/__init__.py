@@ -30,8 +30,10 @@ from .cache.cache import (
     IndexFunc,
     UpdateHandler,
 )
+from .cache.reader import Reader
 from .client import Client
 from .config.loading import new_client
+from .controllers.admission import AdmissionRequest
 from .controllers.controller import Controller, Reconcile, Result
 from .controllers.leader import LeaderElection, LeaseUnavailableError, LostLeadershipError
 from .controllers.manager import Manager, Runnable
@@ -43,6 +45,8 @@ from .controllers.ratelimit import (
     RateLimiter,
     default_rate_limiter,
 )
+from .controllers.webhook_config import WebhookRule, webhook_configuration
+from .controllers.webhooks import WebhookServer
 from .controllers.workqueue import Clock, LoopClock, WorkQueue, WorkQueueShutDown
 from .errors import (
     APIError,
@@ -83,6 +87,7 @@ __all__ = [
     "VERBS",
     "APIError",
     "AddHandler",
+    "AdmissionRequest",
     "ApplyError",
     "BucketRateLimiter",
     "Cache",
@@ -126,6 +131,7 @@ __all__ = [
     "ObjectRef",
     "Permissions",
     "RateLimiter",
+    "Reader",
     "Reconcile",
     "ReconcileResult",
     "RequestAttributes",
@@ -142,6 +148,8 @@ __all__ = [
     "UnreachableError",
     "UpdateHandler",
     "Verdict",
+    "WebhookRule",
+    "WebhookServer",
     "WorkQueue",
     "WorkQueueShutDown",
     "apply",
@@ -159,4 +167,5 @@ __all__ = [
     "required_rules",
     "resize",
     "wait_scheduled",
+    "webhook_configuration",
 ]

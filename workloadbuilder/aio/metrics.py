@@ -2,7 +2,8 @@
 
 Every part records its own (the transport each request, a work queue its keys, a controller
 its reconciles, a leader election its status, a cache its informers), so they count with or
-without a ``Manager``. Recording is a plain addition on the event loop's thread (no lock, no
+without a ``Manager`` (the webhook server's are its own: ``controllers/webhook_metrics.py``).
+Recording is a plain addition on the event loop's thread (no lock, no
 allocation: a reconcile pays well under a microsecond a metric); one collector hands every
 series to ``prometheus_client`` when a registry is collected. It is registered in
 ``prometheus_client``'s default registry at import; :func:`register` adds it to another one
@@ -37,9 +38,6 @@ __all__ = [
     "RECONCILE_TOTAL",
     "REQUESTS_TOTAL",
     "REQUEST_DURATION",
-    "WEBHOOK_IN_FLIGHT",
-    "WEBHOOK_LATENCY",
-    "WEBHOOK_REQUESTS",
     "WORKQUEUE_ADDS",
     "WORKQUEUE_DEPTH",
     "WORKQUEUE_LONGEST_RUNNING",
@@ -198,7 +196,7 @@ def _exponential(start: float, factor: float, count: int) -> tuple[float, ...]:
 
 
 _NANO_TO_KILO = _exponential(10e-9, 10, 12)
-"""client-go's work queue and controller-runtime's webhook buckets: 10ns to 1000s."""
+"""client-go's work queue buckets: 10ns to 1000s."""
 
 # -- controller-runtime: pkg/internal/controller/metrics ------------------------------------
 
@@ -300,25 +298,6 @@ LEADER_STATUS = Gauge(
     ["name"],
 )
 
-# -- controller-runtime's admission webhooks (pkg/webhook/internal/metrics) ------------------
-
-WEBHOOK_LATENCY = Histogram(
-    "controller_runtime_webhook_latency_seconds",
-    "Histogram of the latency of processing admission requests",
-    ["webhook"],
-    _NANO_TO_KILO,
-)
-WEBHOOK_REQUESTS = Counter(
-    "controller_runtime_webhook_requests_total",
-    "Total number of admission requests by HTTP status code.",
-    ["webhook", "code"],
-)
-WEBHOOK_IN_FLIGHT = Gauge(
-    "controller_runtime_webhook_requests_in_flight",
-    "Current number of admission requests being served.",
-    ["webhook"],
-)
-
 # -- the cache's own ----------------------------------------------------------------------
 
 CACHE_WATCH_RESTARTS = Counter(
@@ -400,9 +379,6 @@ _METRICS: tuple[Counter | Gauge | Histogram, ...] = (
     REQUESTS_TOTAL,
     REQUEST_DURATION,
     LEADER_STATUS,
-    WEBHOOK_LATENCY,
-    WEBHOOK_REQUESTS,
-    WEBHOOK_IN_FLIGHT,
     CACHE_WATCH_RESTARTS,
 )
 

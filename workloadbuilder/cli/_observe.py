@@ -52,7 +52,7 @@ async def _list(
     not served."""
     if cache is not None:
         await cache.synced(kind)
-        return [] if kind in cache.unserved else cache.list(kind, namespace)
+        return [] if kind in cache.unserved else await cache.list(kind, namespace)
     try:
         return await aio.list_objects(client, kind, namespace=namespace)
     except aio.APIError as exc:

@@ -52,7 +52,7 @@ def load_nodes(path: Path) -> list[SimNode]:
     try:
         documents = read_documents(path.read_bytes())
     except DocumentError as exc:
-        raise ValueError(f"{path}:{exc.line}: {exc.message}") from None
+        raise ValueError(exc.located(str(path))) from None
     for doc in documents:
         try:
             nodes.extend(_nodes_of(doc, path))

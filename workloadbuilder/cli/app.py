@@ -36,6 +36,7 @@ from ._io import (
     spec_path,
 )
 from ._look import Command, Group
+from ._permissions import COMMANDS, sdk_verbs
 
 __all__ = ["app", "main"]
 
@@ -251,7 +252,7 @@ def migrate(
         try:
             loaded = [d for d in read_documents(read_bytes(path)) if d is not None]
         except DocumentError as exc:
-            fail(f"{path}:{exc.line}: {exc.message}", INVALID)
+            fail(exc.located(str(path)), INVALID)
         documents.extend(loaded)
         sources.extend(str(path) for _ in loaded)
     result = migrate_documents(documents, target=to.value)
@@ -646,8 +647,8 @@ def rbac(
     verbs: Annotated[
         list[str],
         typer.Argument(
-            help="The SDK verbs the account runs (apply, reconcile-job, cache, ...) or the"
-            " commands (apply, delete, status, diagnose, inspect).",
+            help=f"What the account runs: the commands ({COMMANDS}) or the SDK's verbs"
+            " (aio.VERBS: reconcile-job, cache, leader-election, ...).",
             show_default=False,
         ),
     ],
@@ -667,7 +668,11 @@ def rbac(
         list[str] | None,
         typer.Option(
             "--cache-kind",
-            help="A kind the cache follows (repeat it); by default every kind a cache holds.",
+            help=(
+                "A kind the cache follows (repeat it): Pod, Job, Workload, ..., or a custom"
+                " resource by its CRD's name (trainingjobs.example.com); by default every kind"
+                " a cache holds."
+            ),
         ),
     ] = None,
 ) -> None:
@@ -681,7 +686,8 @@ def rbac(
         fail("name the namespace with -n NAMESPACE, or -A for every namespace", USAGE)
     scope = None if all_namespaces else namespace
     try:
-        permissions = required_rules(*verbs, namespace=scope, cache_kinds=cache_kind or None)
+        sdk = sdk_verbs(verbs)
+        permissions = required_rules(*sdk, namespace=scope, cache_kinds=cache_kind or None)
     except ValueError as exc:
         fail(str(exc), USAGE)
     emit(

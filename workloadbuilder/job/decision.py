@@ -12,7 +12,8 @@ its PodGroup).
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Collection, Iterable
+from collections import OrderedDict
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -183,6 +184,7 @@ def decide_job_scheduling(
     *,
     pods: Collection[object] = (),
     gate_enabled: bool = True,
+    by_version: bool = False,
 ) -> JobSchedulingDecision:
     """What the Job controller does for ``job`` in one sync, given what exists.
 
@@ -191,7 +193,89 @@ def decide_job_scheduling(
     (any namespace; dicts of v1beta1 or v1alpha3, our models, client models); ``pods`` are
     the Job's pods (only whether there are any matters). Raises ``TypeError`` / ``BuildError``
     for input that is not what it should be, ``ValueError`` for a Job without name or UID.
+
+    ``by_version=True`` says every object is as the server holds it, so that the same
+    ``(uid, resourceVersion)`` is the same content: when the Job, its Workloads and PodGroups
+    and whether it has pods are the versions of the Job's last decision, that decision is the
+    answer, without compiling again (``aio.reconcile_job`` reads them so). A decision that
+    creates something is never kept; at most ``STEADY_LIMIT`` Jobs' decisions are.
     """
+    key = _versions(job, workloads, pod_groups, pods, gate_enabled) if by_version else None
+    if key is not None:
+        kept = _STEADY.get(key[0])
+        if kept is not None and kept[0] == key:
+            _STEADY.move_to_end(key[0])
+            return kept[1]
+    decision = _decide(job, workloads, pod_groups, pods, gate_enabled)
+    if key is not None and decision.create_workload is None and decision.create_pod_group is None:
+        # what a decision creates is made anew each time (a new model for the caller to send)
+        _STEADY[key[0]] = (key, decision)
+        while len(_STEADY) > STEADY_LIMIT:
+            _STEADY.popitem(last=False)
+    return decision
+
+
+STEADY_LIMIT = 1 << 17
+"""Jobs whose last decision is kept (least recently decided dropped first)."""
+
+_Versions = tuple[str, tuple[object, ...]]
+_STEADY: OrderedDict[str, tuple[_Versions, JobSchedulingDecision]] = OrderedDict()
+
+
+def _version(obj: object) -> tuple[str, str] | None:
+    """``(uid, resourceVersion)`` of an object as read from a server; ``None`` without both."""
+    if isinstance(obj, Mapping):
+        meta = obj.get("metadata")
+        uid, rv = (
+            (meta.get("uid"), meta.get("resourceVersion"))
+            if isinstance(meta, Mapping)
+            else (None, None)
+        )
+    else:
+        meta = getattr(obj, "metadata", None)
+        uid, rv = getattr(meta, "uid", None), getattr(meta, "resource_version", None)
+    if isinstance(uid, str) and isinstance(rv, str) and uid and rv:
+        return uid, rv
+    return None
+
+
+def _versions(
+    job: Any,
+    workloads: Iterable[Any],
+    pod_groups: Iterable[Any],
+    pods: Collection[object],
+    gate_enabled: bool,
+) -> _Versions | None:
+    """What one decision reads, by version: the same key, the same decision.
+
+    Objects as a server holds them are immutable per ``(uid, resourceVersion)``: any change of
+    any input (another manager's field included) gives a new resourceVersion, an object deleted
+    and made again a new uid. Only whether pods exist is read of them. ``None`` (decide afresh)
+    when anything lacks a version, or the inputs are not re-iterable collections.
+    """
+    if not isinstance(gate_enabled, bool) or not isinstance(pods, Collection):
+        return None
+    if not isinstance(workloads, (list, tuple)) or not isinstance(pod_groups, (list, tuple)):
+        return None
+    own = _version(job)
+    if own is None:
+        return None
+    seen: list[object] = [own[1], gate_enabled, len(pods) > 0, len(workloads)]
+    for obj in (*workloads, *pod_groups):
+        version = _version(obj)
+        if version is None:
+            return None
+        seen.append(version)
+    return own[0], tuple(seen)
+
+
+def _decide(
+    job: Any,
+    workloads: Iterable[Any],
+    pod_groups: Iterable[Any],
+    pods: Collection[object],
+    gate_enabled: bool,
+) -> JobSchedulingDecision:
     view = read_job(job)
     view.require_identity()
     existing_workloads = [_parse(Workload, w, f"workloads[{i}]") for i, w in enumerate(workloads)]

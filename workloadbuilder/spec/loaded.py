@@ -31,20 +31,33 @@ __all__ = ["LoadedSpec", "SpecError", "load_spec", "parse_spec"]
 
 
 class SpecError(ValueError):
-    """A spec file that cannot be read or is invalid: ``errors`` at the spec's own paths.
+    """A spec file that cannot be read or is invalid: ``errors`` at the spec's own paths, or
+    ``document_error``, a :class:`DocumentError` of the file as a whole (not YAML, not an
+    object; ``errors`` then holds it at no field).
 
     ``str()`` gives one line per error, each prefixed with ``FILE:LINE:``.
     """
 
-    def __init__(self, source: str, errors: ErrorList, lines: Mapping[str, int]) -> None:
+    def __init__(
+        self,
+        source: str,
+        errors: ErrorList,
+        lines: Mapping[str, int],
+        *,
+        document_error: DocumentError | None = None,
+    ) -> None:
         self.source = source
         self.errors = errors
         self.lines = dict(lines)
+        self.document_error = document_error
         super().__init__("\n".join(self.located()))
 
     def located(self) -> list[str]:
         """Each error as ``FILE:LINE: <apimachinery rendering>``, on one line: a line break or
-        another control character (in a key, say) is written as its escape (``\\r``)."""
+        another control character (in a key, say) is written as its escape (``\\r``). A problem
+        of the file as a whole is one line ``FILE:LINE[:COLUMN]: MESSAGE``: it has no field."""
+        if self.document_error is not None:
+            return [_one_line(self.document_error.located(self.source))]
         return [_one_line(f"{self.source}:{_line_of(e, self.lines)}: {e}") for e in self.errors]
 
 
@@ -157,10 +170,13 @@ def parse_spec(
     """A spec from its parsed YAML/JSON; :class:`SpecError` at the spec's paths if malformed."""
     where = dict(lines or {})
     if not isinstance(data, Mapping):
+        shape = _SHAPES.get(type(data), "empty" if data is None else "a scalar")
+        problem = DocumentError(where.get("", 1), f"the document must be an object, not {shape}")
         raise SpecError(
             source,
             ErrorList([FieldError.type_invalid(None, data, "must be of type object")]),
             where,
+            document_error=problem,
         )
     try:
         document = WorkloadSpecFile.model_validate(data)
@@ -178,6 +194,10 @@ def parse_spec(
     return LoadedSpec(source=source, document=document, root=root, options=options, lines=where)
 
 
+_SHAPES = {list: "a list", str: "a string", int: "a number", float: "a number", bool: "a boolean"}
+"""What a document that is not an object is, in JSON's words."""
+
+
 def load_spec(path: str | Path) -> LoadedSpec:
     """Read a spec file (YAML or JSON). Raises :class:`SpecError` with file and line numbers.
 
@@ -191,7 +211,7 @@ def load_spec(path: str | Path) -> LoadedSpec:
         data, lines = read_located(raw)
     except DocumentError as exc:
         error = FieldError.invalid(None, None, exc.message)
-        raise SpecError(source, ErrorList([error]), {"": exc.line}) from None
+        raise SpecError(source, ErrorList([error]), {"": exc.line}, document_error=exc) from None
     return parse_spec(data, source=source, lines=lines)
 
 

@@ -28,12 +28,17 @@ MAX_ALIASED_VALUES = 100_000
 
 
 class DocumentError(ValueError):
-    """A file that is not a readable YAML stream or JSON document: the 1-based ``line`` of the
-    problem and its one-line ``message``."""
+    """A file that is not a readable YAML stream or JSON document: the 1-based ``line`` and
+    ``column`` of the problem (``None`` when unknown) and its one-line ``message``."""
 
-    def __init__(self, line: int, message: str) -> None:
+    def __init__(self, line: int, message: str, column: int | None = None) -> None:
         super().__init__(message)
-        self.line, self.message = line, message
+        self.line, self.column, self.message = line, column, message
+
+    def located(self, source: str) -> str:
+        """``SOURCE:LINE:COLUMN: MESSAGE`` (``SOURCE:LINE: MESSAGE`` without a column)."""
+        column = "" if self.column is None else f"{self.column}:"
+        return f"{source}:{self.line}:{column} {self.message}"
 
 
 def read_documents(raw: bytes) -> list[Any]:
@@ -64,7 +69,9 @@ def _decoded(raw: bytes) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise DocumentError(line, f"not valid UTF-8: {exc.reason} at byte {exc.start}") from None
+        column = exc.start - raw.rfind(b"\n", 0, exc.start)  # in bytes: the line is not text
+        message = f"not valid UTF-8: {exc.reason} at byte {exc.start}"
+        raise DocumentError(line, message, column) from None
 
 
 def _json(text: str) -> Any:
@@ -122,11 +129,12 @@ def _check_structure(text: str) -> None:
     sizes: dict[str, int] = {}  # values of each closed anchor
     aliased = 0
     for event in yaml.parse(text, Loader=yaml.SafeLoader):
-        line = event.start_mark.line + 1 if event.start_mark is not None else 1
+        mark = event.start_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, None)
         size = 0
         if isinstance(event, yaml.CollectionStartEvent):
             if len(open_nodes) >= MAX_NESTING:
-                raise DocumentError(line, f"nested deeper than {MAX_NESTING} levels")
+                raise DocumentError(line, f"nested deeper than {MAX_NESTING} levels", column)
             open_nodes.append([event.anchor, 1])
         elif isinstance(event, yaml.CollectionEndEvent):
             anchor, size = open_nodes.pop()
@@ -140,7 +148,9 @@ def _check_structure(text: str) -> None:
             name = event.anchor or ""
             if any(anchor == name for anchor, _ in open_nodes):
                 raise DocumentError(
-                    line, f"not valid YAML: anchor {name!r} value contains itself (alias *{name})"
+                    line,
+                    f"not valid YAML: anchor {name!r} value contains itself (alias *{name})",
+                    column,
                 )
             size = sizes.get(name, 1)  # an undefined alias is the composer's error
             aliased += size
@@ -149,6 +159,7 @@ def _check_structure(text: str) -> None:
                     line,
                     "not valid YAML: the aliases expand to more than"
                     f" {MAX_ALIASED_VALUES} values (excessive aliasing)",
+                    column,
                 )
         if size and open_nodes:
             open_nodes[-1][1] += size
@@ -158,18 +169,21 @@ def _yaml_error(exc: yaml.YAMLError, text: str) -> DocumentError:
     return DocumentError(*_yaml_problem(exc, text))
 
 
-def _yaml_problem(exc: yaml.YAMLError, text: str) -> tuple[int, str]:
-    """The line and the one-line description (``not valid YAML: ...``) of a YAML error."""
+def _yaml_problem(exc: yaml.YAMLError, text: str) -> tuple[int, str, int | None]:
+    """The line, the one-line description (``not valid YAML: ...``) and the column of a YAML
+    error."""
     if isinstance(exc, yaml.reader.ReaderError):
         character = exc.character
         code = character if isinstance(character, int) else ord(character)
         line = text[: exc.position].count("\n") + 1
-        return line, f"not valid YAML: unacceptable character #x{code:04x}: {exc.reason}"
+        column = exc.position - text.rfind("\n", 0, exc.position)
+        reason = f"not valid YAML: unacceptable character #x{code:04x}: {exc.reason}"
+        return line, reason, column
     mark = getattr(exc, "problem_mark", None)
-    line = mark.line + 1 if mark is not None else 1
+    line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, None)
     parts = [getattr(exc, "context", None), getattr(exc, "problem", None)]
     problem = ", ".join(p for p in parts if p) or str(exc).splitlines()[0]
-    return line, f"not valid YAML: {problem}"
+    return line, f"not valid YAML: {problem}", column
 
 
 def _node_lines(node: yaml.Node, prefix: str) -> Iterator[tuple[str, int]]:

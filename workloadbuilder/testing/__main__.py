@@ -5,7 +5,10 @@ It prints the path of the kubeconfig it wrote on the first line of standard outp
 ``--nodes FILE`` creates the Nodes of a YAML or JSON file first: Node objects (documents, or
 a ``List``), or a list of ``{name, allocatable, labels}`` shorthands. ``--preset`` names
 the cluster it stands for (``all``, ``default-1.37``, ``beta-1.37``); ``--feature-gates`` and
-``--runtime-config`` change it as kube-apiserver's flags of the same names do.
+``--runtime-config`` change it as kube-apiserver's flags of the same names do. With
+``--authorization-mode RBAC``, each ``--kubeconfig-for USER`` (a ServiceAccount is
+``system:serviceaccount:NS:NAME``) writes a kubeconfig acting as that user and prints its
+path on a line of its own, after the administrator's, in the order given.
 """
 
 from __future__ import annotations
@@ -72,9 +75,11 @@ async def serve(
     feature_gates: dict[str, bool] | None = None,
     runtime_config: dict[str, bool] | None = None,
     authorization: str = "AlwaysAllow",
+    identities: Sequence[str] = (),
 ) -> None:
     """Start a server (and a gang simulator when asked) with ``namespaces`` and ``nodes``
-    created, print its kubeconfig, wait for a signal."""
+    created, print its kubeconfig (then one per user of ``identities``), wait for a
+    signal."""
     from workloadbuilder.testing.common.errors import APIStatusError
     from workloadbuilder.testing.server import FakeAPIServer
 
@@ -99,6 +104,8 @@ async def serve(
             except APIStatusError as exc:
                 raise SystemExit(f"--nodes: the server refused a Node: {exc}") from None
         print(server.kubeconfig_path, flush=True)
+        for user in identities:
+            print(server.kubeconfig_for(user), flush=True)
         print(
             f"FakeAPIServer at {server.url}, kubeconfig {server.kubeconfig_path}: try kubectl"
             f" --kubeconfig {server.kubeconfig_path} api-resources; Ctrl-C stops it",
@@ -210,6 +217,15 @@ def parser() -> argparse.ArgumentParser:
         help="RBAC: authenticate bearer tokens and authorize as kube-apiserver's RBAC "
         "authorizer (the kubeconfig printed holds an administrator's token)",
     )
+    parser.add_argument(
+        "--kubeconfig-for",
+        action="append",
+        default=[],
+        metavar="USER",
+        help="with --authorization-mode RBAC: also write a kubeconfig that acts as USER (a "
+        "ServiceAccount is system:serviceaccount:NAMESPACE:NAME) and print its path on a line "
+        "of its own after the administrator's (repeatable, printed in the order given)",
+    )
     return parser
 
 
@@ -220,6 +236,15 @@ def main(argv: list[str] | None = None) -> None:
     missing = missing_message("testing", "python -m workloadbuilder.testing")
     if missing is not None:
         sys.exit(f"error: {missing}")
+    if args.kubeconfig_for and args.authorization_mode != "RBAC":
+        command.error(
+            "--kubeconfig-for needs --authorization-mode RBAC: without it every request is "
+            "allowed, whoever sends it"
+        )
+    if "" in args.kubeconfig_for:
+        command.error(
+            "--kubeconfig-for: a user name is required, e.g. system:serviceaccount:ml:trainer"
+        )
     try:
         nodes = read_nodes(args.nodes) if args.nodes else []
     except ValueError as exc:
@@ -235,6 +260,7 @@ def main(argv: list[str] | None = None) -> None:
                 feature_gates=args.feature_gates,
                 runtime_config=args.runtime_config,
                 authorization=args.authorization_mode,
+                identities=args.kubeconfig_for,
             )
         )
     except OSError as exc:  # the port is taken, say

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import inspect
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from workloadbuilder import aio
@@ -70,23 +71,39 @@ def versions_listed(
     }
 
 
-def versions_cached(cache: aio.Cache, kind: aio.CacheKind) -> dict[tuple[str, str], str]:
+async def versions_cached(cache: aio.Cache, kind: aio.CacheKind) -> dict[tuple[str, str], str]:
     return {
         (o["metadata"].get("namespace") or "", o["metadata"]["name"]): o["metadata"][
             "resourceVersion"
         ]
-        for o in cache.list(kind)
+        for o in await cache.list(kind)
     }
 
 
-async def eventually(check: Callable[[], bool], seconds: float = 10.0) -> None:
-    """Wait until ``check()`` holds (polled every 20 ms); ``AssertionError`` after ``seconds``."""
+async def eventually(check: Callable[[], bool | Awaitable[bool]], seconds: float = 10.0) -> None:
+    """Wait until ``check()`` holds (awaited when it is a coroutine; polled every 20 ms);
+    ``AssertionError`` after ``seconds``."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
-    while not check():
+    while not await _holds(check):
         if loop.time() > deadline:
             raise AssertionError(f"not true within {seconds}s")
         await asyncio.sleep(0.02)
+
+
+async def _holds(check: Callable[[], bool | Awaitable[bool]]) -> bool:
+    found = check()
+    return bool(await found) if inspect.isawaitable(found) else bool(found)
+
+
+async def count(cache: aio.Cache, kind: aio.CacheKind, wanted: int) -> bool:
+    """Whether the cache holds ``wanted`` objects of ``kind``."""
+    return len(await cache.list(kind)) == wanted
+
+
+async def held(cache: aio.Cache, kind: aio.CacheKind, namespace: str, name: str) -> bool:
+    """Whether the cache holds the object."""
+    return await cache.get(kind, namespace, name) is not None
 
 
 class Recorder:

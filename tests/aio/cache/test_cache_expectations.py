@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 
-from cache_support import NS, SCHEDULING, eventually, job, server
+from cache_support import NS, SCHEDULING, count, eventually, held, job, server
 
 from workloadbuilder import aio
 from workloadbuilder.testing import FakeAPIServer
@@ -37,7 +37,8 @@ async def test_concurrent_reconciles_through_a_lagging_cache_create_each_object_
             results = await asyncio.gather(
                 *(aio.reconcile_job(api, j, cache=cache) for _ in range(CONCURRENT) for j in jobs)
             )
-            assert cache.list("Workload") == []  # the cache saw none of it yet
+            assert cache.expectations  # the informers lag (blind for 3 s)
+            assert len(await cache.list("Workload")) == JOBS  # its reads hold our writes
             workloads = srv.list_objects(SCHEDULING, "v1beta1", "workloads", NS)
             groups = srv.list_objects(SCHEDULING, "v1beta1", "podgroups", NS)
             assert len(workloads) == JOBS and len(groups) == JOBS
@@ -57,7 +58,7 @@ async def test_concurrent_reconciles_through_a_lagging_cache_create_each_object_
                 }
             )
             # once the cache has caught up, the expectations are gone and nothing is sent
-            await eventually(lambda: len(cache.list("PodGroup")) == JOBS, seconds=15)
+            await eventually(lambda: count(cache, "PodGroup", JOBS), seconds=15)
             await eventually(lambda: len(cache.expectations) == 0, seconds=5)
             sent = len(srv.requests)
             again = await asyncio.gather(*(aio.reconcile_job(api, j, cache=cache) for j in jobs))
@@ -74,7 +75,10 @@ async def test_its_own_creates_are_seen_before_the_cache_observes_them() -> None
             first = await aio.reconcile_job(api, created_job, cache=cache)
             sent = len(srv.requests)
             second = await aio.reconcile_job(api, created_job, cache=cache)
-            assert cache.get("Workload", NS, first.created[0].name) is None  # not observed yet
+            assert len(cache.expectations) == 2  # not observed yet, but read as written:
+            workload = await cache.get("Workload", NS, first.created[0].name)
+            assert workload is not None and second.workload is not None
+            assert workload["metadata"]["uid"] == second.workload.metadata.uid
             assert [r.kind for r in first.created] == ["Workload", "PodGroup"]
             assert second.created == () and second.objects[0].metadata.name == first.created[1].name
             assert len(srv.requests) == sent  # not even an AlreadyExists
@@ -87,9 +91,11 @@ async def test_an_object_deleted_by_this_process_is_not_read_from_a_lagging_cach
             await cache.synced(timeout=10)
             result = await aio.reconcile_job(api, created_job, cache=cache)
             workload = result.created[0].name
-            await eventually(lambda: cache.get("Workload", NS, workload) is not None)
+            await eventually(lambda: held(cache, "Workload", NS, workload))
             await _blind(srv, 3.0)
             await aio.delete(api, workload, namespace=NS, cache=cache)
-            assert cache.get("Workload", NS, workload) is not None  # the cache lags
+            assert len(cache.expectations) >= 1  # the informer lags; reads through it do not
+            assert await cache.get("Workload", NS, workload) is None
+            assert all(w["metadata"]["name"] != workload for w in await cache.list("Workload"))
             verdict = await aio.diagnose(api, aio.ObjectRef("Workload", NS, workload), cache=cache)
             assert verdict.state is aio.GroupState.MISSING  # but a read through it does not

@@ -58,7 +58,11 @@ def _changes(srv: FakeAPIServer) -> dict[str, list[str]]:
 
 async def _converged(srv: FakeAPIServer, cache: aio.Cache, recorder: Recorder) -> None:
     listed = lambda: versions_listed(srv, SCHEDULING, "v1beta1", "podgroups")  # noqa: E731
-    await eventually(lambda: versions_cached(cache, "PodGroup") == listed(), seconds=15)
+
+    async def caught_up() -> bool:
+        return await versions_cached(cache, "PodGroup") == listed()
+
+    await eventually(caught_up, seconds=15)
     await cache.drained()
     assert cache.healthy
     assert len(set(recorder.calls)) == len(recorder.calls), recorder.calls  # no change twice

@@ -16,6 +16,7 @@ from cache_support import (
     Recorder,
     create_groups,
     eventually,
+    held,
     pod_group,
     server,
     versions_cached,
@@ -52,7 +53,7 @@ async def test_it_lists_then_watches_from_the_lists_version_with_bookmarks() -> 
             assert watch["resourceVersion"] == listed_at
             assert watch["allowWatchBookmarks"] == "true"
             assert calls[0].path == f"/apis/{SCHEDULING}/v1beta1/podgroups"  # every namespace
-            assert versions_cached(cache, "PodGroup") == versions_listed(
+            assert await versions_cached(cache, "PodGroup") == versions_listed(
                 srv, SCHEDULING, "v1beta1", "podgroups"
             )
 
@@ -80,24 +81,28 @@ async def test_get_list_and_the_builtin_indexes() -> None:
         async with srv.api_client() as api, aio.Cache(api, kinds=("PodGroup", "Pod")) as cache:
             await cache.synced(timeout=10)
             names = lambda objs: [o["metadata"]["name"] for o in objs]  # noqa: E731
-            assert names(cache.list("PodGroup")) == ["mine", "owned-not-controlled", "elsewhere"]
-            assert names(cache.list("PodGroup", NS)) == ["mine", "owned-not-controlled"]
-            assert cache.get("PodGroup", OTHER, "elsewhere") is not None
-            assert cache.get("PodGroup", NS, "elsewhere") is None
-            assert names(cache.by_index("PodGroup", aio.CacheIndex.CONTROLLER_UID, "uid-1")) == [
-                "mine"
-            ]
-            by_label = cache.by_index("Pod", aio.CacheIndex.JOB_CONTROLLER_UID, "uid-1")
+            assert isinstance(cache, aio.Reader)
+            all_groups = await cache.list("PodGroup")
+            assert names(all_groups) == ["mine", "owned-not-controlled", "elsewhere"]
+            assert names(await cache.list("PodGroup", NS)) == ["mine", "owned-not-controlled"]
+            assert await cache.get("PodGroup", OTHER, "elsewhere") is not None
+            assert await cache.get("PodGroup", NS, "elsewhere") is None
+            controlled = await cache.by_index("PodGroup", aio.CacheIndex.CONTROLLER_UID, "uid-1")
+            assert names(controlled) == ["mine"]
+            by_label = await cache.by_index("Pod", aio.CacheIndex.JOB_CONTROLLER_UID, "uid-1")
             assert names(by_label) == ["p0"]
-            members = cache.by_index("Pod", aio.CacheIndex.POD_GROUP, f"{NS}/mine")
+            members = await cache.by_index("Pod", aio.CacheIndex.POD_GROUP, f"{NS}/mine")
             assert names(members) == ["p0", "p1"]
-            assert names(cache.by_index("Pod", aio.CacheIndex.NAMESPACE, OTHER)) == ["p2"]
+            assert names(await cache.by_index("Pod", aio.CacheIndex.NAMESPACE, OTHER)) == ["p2"]
             with pytest.raises(ValueError, match="no index called 'nope'"):
-                cache.by_index("Pod", "nope", "x")
-            with pytest.raises(ValueError, match="holds no Job"):
-                cache.list("Job")
+                await cache.by_index("Pod", "nope", "x")
+            with pytest.raises(ValueError, match="not a label selector"):
+                await cache.list("Pod", NS, "app=x")
+            # a kind not given is started on first use and listed before it is read, as
+            # controller-runtime's cache starts an informer on its first Get or List
+            assert await cache.list("Job") == [] and "Job" in repr(cache)
             with pytest.raises(ValueError, match="no kind 'Deployment'"):
-                cache.get("Deployment", NS, "x")  # type: ignore[arg-type]
+                await cache.get("Deployment", NS, "x")
 
 
 async def test_a_model_is_parsed_once_per_version_and_a_user_index_follows_changes() -> None:
@@ -110,17 +115,21 @@ async def test_a_model_is_parsed_once_per_version_and_a_user_index_follows_chang
                 "min-count",
                 lambda o: [str(o["spec"]["schedulingPolicy"]["gang"]["minCount"])],
             )
-            first = cache.get_model("PodGroup", NS, "pg-000")
+            first = await cache.get_model("PodGroup", NS, "pg-000")
             assert first.spec.scheduling_policy.gang.min_count == 2
-            assert cache.get_model("PodGroup", NS, "pg-000") is first  # not parsed again
-            assert len(cache.by_index("PodGroup", "min-count", "2")) == 2
+            assert await cache.get_model("PodGroup", NS, "pg-000") is first  # not parsed again
+            assert len(await cache.by_index("PodGroup", "min-count", "2")) == 2
             patch = {"spec": {"schedulingPolicy": {"gang": {"minCount": 5}}}}
             srv.patch_object(SCHEDULING, "v1beta1", "podgroups", NS, "pg-000", patch)
-            await eventually(lambda: len(cache.by_index("PodGroup", "min-count", "5")) == 1)
+
+            async def resized() -> bool:
+                return len(await cache.by_index("PodGroup", "min-count", "5")) == 1
+
+            await eventually(resized)
             assert [
-                o["metadata"]["name"] for o in cache.by_index("PodGroup", "min-count", "2")
+                o["metadata"]["name"] for o in await cache.by_index("PodGroup", "min-count", "2")
             ] == ["pg-001"]
-            again = cache.get_model("PodGroup", NS, "pg-000")
+            again = await cache.get_model("PodGroup", NS, "pg-000")
             assert again is not first and again.spec.scheduling_policy.gang.min_count == 5
             with pytest.raises(ValueError, match="already has an index"):
                 cache.add_index("PodGroup", "min-count", lambda o: [])
@@ -142,8 +151,8 @@ async def test_handlers_run_once_per_change_and_a_late_one_gets_what_is_cached()
             srv.patch_object(SCHEDULING, "v1beta1", "podgroups", NS, "pg-001", patch)
             # a PodGroup without pods loses its protection finalizer and goes at once
             srv.delete_object(SCHEDULING, "v1beta1", "podgroups", NS, "pg-000")
-            await eventually(lambda: cache.get("PodGroup", NS, "pg-000") is None)
-            await eventually(lambda: cache.get("PodGroup", NS, "pg-new") is not None)
+            await eventually(lambda: gone(cache, "pg-000"))
+            await eventually(lambda: held(cache, "PodGroup", NS, "pg-new"))
             await cache.drained()
             assert late.of("add") == ["pg-000", "pg-001", "pg-new"]
             assert late.of("delete") == ["pg-000"]
@@ -175,15 +184,15 @@ async def test_a_namespace_and_a_label_selector_bound_what_is_held() -> None:
             aio.Cache(api, namespace=NS, label_selector="shard=1", kinds=("PodGroup",)) as cache,
         ):
             await cache.synced(timeout=10)
-            assert [o["metadata"]["name"] for o in cache.list("PodGroup")] == ["a"]
+            assert [o["metadata"]["name"] for o in await cache.list("PodGroup")] == ["a"]
             srv.create_object(
                 SCHEDULING, "v1beta1", "podgroups", pod_group("d", labels={"shard": "1"})
             )
             srv.create_object(
                 SCHEDULING, "v1beta1", "podgroups", pod_group("e", labels={"shard": "2"})
             )
-            await eventually(lambda: cache.get("PodGroup", NS, "d") is not None)
-            assert cache.get("PodGroup", NS, "e") is None
+            await eventually(lambda: held(cache, "PodGroup", NS, "d"))
+            assert await cache.get("PodGroup", NS, "e") is None
             watch = [r for r in srv.requests if r.query.get("watch") == "true"][-1]
             assert watch.path == f"/apis/{SCHEDULING}/v1beta1/namespaces/{NS}/podgroups"
             assert watch.query["labelSelector"] == "shard=1"
@@ -200,7 +209,10 @@ async def test_a_kind_the_server_does_not_serve_is_synced_as_unserved() -> None:
     ):
         await cache.synced(timeout=10)
         assert cache.unserved == {"CompositePodGroup"}
-        assert cache.list("CompositePodGroup") == []
+        assert await cache.get("CompositePodGroup", NS, "root") is None
+        with pytest.raises(aio.APIError) as unserved:  # as a live list answers
+            await cache.list("CompositePodGroup")
+        assert unserved.value.status == 404
         assert cache.healthy
         ref = aio.ObjectRef("CompositePodGroup", NS, "root")
         with pytest.raises(aio.MissingAPIError) as live:
@@ -244,6 +256,10 @@ async def test_reads_need_a_started_cache_handlers_and_indexes_do_not() -> None:
             await cache.synced(timeout=10)
             await cache.drained()
             assert recorder.of("add") == ["pg-000", "pg-001"]
-            assert len(cache.by_index("PodGroup", "name", "pg-001")) == 1
+            assert len(await cache.by_index("PodGroup", "name", "pg-001")) == 1
         with pytest.raises(TypeError, match=r"must be an aio\.Cache"):
             await aio.diagnose(api, aio.ObjectRef("PodGroup", NS, "x"), cache=object())  # type: ignore[arg-type]
+
+
+async def gone(cache: aio.Cache, name: str) -> bool:
+    return await cache.get("PodGroup", NS, name) is None

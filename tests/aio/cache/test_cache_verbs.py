@@ -10,7 +10,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from cache_support import NS, SCHEDULING, eventually, job, pod_group, server
+from cache_support import NS, SCHEDULING, count, eventually, job, pod_group, server
 
 import workloadbuilder as wb
 from workloadbuilder import aio
@@ -49,7 +49,7 @@ async def test_a_steady_reconcile_job_sends_no_request_and_writes_nothing() -> N
         client = aio.Client(api, "job-controller", cache=cache)
         first = [await client.reconcile_job(j) for j in jobs]
         assert [len(r.created) for r in first] == [2] * 6
-        await eventually(lambda: len(cache.list("PodGroup")) == 6)
+        await eventually(lambda: count(cache, "PodGroup", 6))
         sent, written = len(srv.requests), srv.resource_version
         sent_by_client = client.requests
         again = [await client.reconcile_job(j) for j in jobs]
@@ -123,9 +123,9 @@ async def test_a_steady_reconcile_sends_no_request() -> None:
             assert again.created == () and again.workload is not None and len(again.objects) == 1
             # the cache's own models, parsed once per version, not per read
             name = again.workload.metadata.name or ""
-            assert again.workload is cache.get_model("Workload", NS, name)
+            assert again.workload is await cache.get_model("Workload", NS, name)
             group = again.objects[0].metadata.name or ""
-            assert again.objects[0] is cache.get_model("PodGroup", NS, group)
+            assert again.objects[0] is await cache.get_model("PodGroup", NS, group)
         assert len(srv.requests) == sent
         since = len(srv.requests)
         for owner in owners:  # live: a GET by name each, no list of the namespace
@@ -210,13 +210,12 @@ async def test_a_kind_left_out_is_started_and_listed_on_first_use() -> None:
         [created] = _jobs(srv, 1)
         async with aio.Cache(api, namespace=NS, kinds=("Job",)) as cache:
             await cache.synced(timeout=10)
-            with pytest.raises(ValueError, match="holds no Workload"):
-                cache.list("Workload")
+            assert "Workload" not in repr(cache)  # not started: the reconcile starts it
             result = await aio.reconcile_job(api, created, cache=cache)
             assert [r.kind for r in result.created] == ["Workload", "PodGroup"]
             await cache.synced(timeout=10)  # now also the kinds started on first use
             assert {"Workload", "PodGroup", "Pod"} <= set(repr(cache).split("'"))
-            await eventually(lambda: len(cache.list("PodGroup")) == 1)
+            await eventually(lambda: count(cache, "PodGroup", 1))
             sent = len(srv.requests)
             assert (await aio.reconcile_job(api, created, cache=cache)).created == ()
             assert len(srv.requests) == sent
@@ -237,7 +236,42 @@ async def test_the_cli_status_and_diagnose_read_through_a_cache() -> None:
             sent = len(srv.requests)
             assert await workload_status(api, NS, name, cache=cache) == live_rows
             assert await diagnose_group(api, NS, name, None, cache=cache) == live_verdict
-            assert len(srv.requests) == sent
+            # no read was sent (the informers' watches may open meanwhile)
+            assert [r for r in srv.requests[sent:] if r.query.get("watch") != "true"] == []
         assert [row.name for row in live_rows] == [
             g["metadata"]["name"] for g in srv.list_objects(SCHEDULING, "v1beta1", "podgroups", NS)
         ]
+
+
+async def test_the_live_api_and_the_cache_are_readers_that_answer_alike() -> None:
+    """controller-runtime's cache is a client.Reader: reading through it or the API server
+    gives the same objects (by name and resourceVersion), the same ``None`` for what does not
+    exist, and the same 404 for a kind the server does not serve."""
+    from workloadbuilder.aio.cache.reader import LiveReader
+    from workloadbuilder.aio.wire.transport import transport_for
+
+    async with server(feature_gates={"CompositePodGroup": False}) as srv, srv.api_client() as api:
+        [created] = _jobs(srv, 1)
+        await aio.reconcile_job(api, created)
+        live = LiveReader(transport_for(api), NS)
+        async with aio.Cache(api, namespace=NS) as cache:
+            await cache.synced(timeout=10)
+            assert isinstance(live, aio.Reader) and isinstance(cache, aio.Reader)
+            seen = lambda docs: [  # noqa: E731
+                (d["metadata"]["name"], d["metadata"]["resourceVersion"]) for d in docs
+            ]
+            for kind in ("Workload", "PodGroup", "Job"):
+                assert seen(await live.list(kind, NS)) == seen(await cache.list(kind, NS))
+            [workload] = await live.list("Workload", NS)
+            name, uid = workload["metadata"]["name"], created["metadata"]["uid"]
+            got = [await r.get("Workload", NS, name) for r in (live, cache)]
+            assert seen(d for d in got if d is not None) == seen([workload, workload])
+            index = aio.CacheIndex.CONTROLLER_UID
+            by_uid = [await r.by_index("PodGroup", index, uid) for r in (live, cache)]
+            assert seen(by_uid[0]) == seen(by_uid[1]) and len(by_uid[0]) == 1
+            for reader in (live, cache):
+                assert await reader.get("Workload", NS, "none") is None
+                assert await reader.get("CompositePodGroup", NS, "root") is None
+                with pytest.raises(aio.APIError) as unserved:
+                    await reader.list("CompositePodGroup", NS)
+                assert unserved.value.status == 404

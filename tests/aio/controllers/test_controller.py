@@ -10,8 +10,9 @@ The objects and their changes are what each test writes to the server.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,13 +66,18 @@ async def _never(obj: dict[str, Any]) -> None:
     raise AssertionError("not to be called")
 
 
-async def eventually(check: Callable[[], bool], seconds: float = 10.0) -> None:
+async def eventually(check: Callable[[], bool | Awaitable[bool]], seconds: float = 10.0) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
-    while not check():
+    while not await _holds(check):
         if loop.time() > deadline:
             raise AssertionError(f"not true within {seconds}s")
         await asyncio.sleep(0.02)
+
+
+async def _holds(check: Callable[[], bool | Awaitable[bool]]) -> bool:
+    found = check()
+    return bool(await found) if inspect.isawaitable(found) else bool(found)
 
 
 @dataclass
@@ -240,7 +246,12 @@ async def test_a_deleted_object_is_not_reconciled() -> None:
                 await eventually(lambda: len(calls.calls) == 2)
                 srv.delete_object(*SCHEDULING, NS, "gone")
                 assert controller.cache is not None
-                await eventually(lambda: controller.cache.get("PodGroup", NS, "gone") is None)  # type: ignore[union-attr]
+                cache = controller.cache
+
+                async def gone() -> bool:
+                    return await cache.get("PodGroup", NS, "gone") is None
+
+                await eventually(gone)
                 gate.set()  # the delete queued the key again: it comes up with nothing cached
                 await eventually(
                     lambda: controller.queue is not None and not controller.queue.processing
@@ -302,12 +313,12 @@ async def test_a_custom_resource_in_one_namespace_through_a_shared_cache() -> No
                 await eventually(lambda: len(calls.calls) == 2)
                 await asyncio.sleep(0.2)
             assert calls.keys() == [f"{NS}/bert", f"{NS}/resnet"]
-            assert {d["metadata"]["name"] for d in cache.list(TRAINING_RUN)} == {
+            assert {d["metadata"]["name"] for d in await cache.list(TRAINING_RUN)} == {
                 "resnet",
                 "elsewhere",
                 "bert",
             }
-            assert cache.get(TRAINING_RUN, OTHER, "elsewhere") is not None
+            assert await cache.get(TRAINING_RUN, OTHER, "elsewhere") is not None
 
 
 async def test_only_the_leader_reconciles_and_the_next_one_takes_over() -> None:

@@ -135,12 +135,14 @@ async def test_one_leader_and_the_record_it_writes(fake_apiserver: FakeAPIServer
 
 
 async def test_a_cancelled_leader_releases_and_is_replaced_at_once(
-    fake_apiserver: FakeAPIServer,
+    fake_apiserver: FakeAPIServer, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level("INFO", logger="workloadbuilder.aio")
     log = Log()
     new_leaders: list[str] = []
+    told_a: list[str] = []
     async with clients(fake_apiserver, 2) as (api_a, api_b):
-        a = aio.LeaderElection(api_a, "ctrl", "default", "a", **TIMES)
+        a = aio.LeaderElection(api_a, "ctrl", "default", "a", on_new_leader=told_a.append, **TIMES)
         b = aio.LeaderElection(
             api_b, "ctrl", "default", "b", on_new_leader=new_leaders.append, **TIMES
         )
@@ -162,6 +164,13 @@ async def test_a_cancelled_leader_releases_and_is_replaced_at_once(
         await stop(run_b)
     log.assert_never_two()
     assert [i[0] for i in log.intervals] == ["a", "b"]
+    # client-go's release() records the empty holder without reporting a transition, so the
+    # replica that released is never told "" of its own release
+    assert told_a == ["a"]
+    said = [r.getMessage() for r in caplog.records]
+    assert "a became leader of Lease default/ctrl" in said
+    assert "a released Lease default/ctrl" in said
+    assert not any("Lease Lease" in m for m in said)
 
 
 async def test_a_leader_that_stops_renewing_is_replaced_after_the_lease(

@@ -279,7 +279,9 @@ async def test_liveness_fails_once_the_lease_went_unrenewed_while_believed_held(
 def test_what_a_manager_refuses() -> None:
     with pytest.raises(ValueError, match="webhook_cert_dir is required"):
         aio.Manager(object(), webhook_bind_address="127.0.0.1:0")
-    with pytest.raises(ValueError, match="metrics_bind_address must be host:port"):
+    with pytest.raises(
+        ValueError, match="metrics_bind_address: bind address '8080' is not host:port"
+    ):
         aio.Manager(object(), metrics_bind_address="8080")
     with pytest.raises(ValueError, match="graceful_shutdown_timeout must not be negative"):
         aio.Manager(object(), graceful_shutdown_timeout=-1)

@@ -18,7 +18,7 @@ from aiohttp import web
 
 from workloadbuilder import aio
 from workloadbuilder.aio.controllers.probes import Probes
-from workloadbuilder.aio.controllers.servers import HTTPServer, parse_bind_address
+from workloadbuilder.aio.controllers.servers import HTTPServer, split_bind_address
 
 
 @asynccontextmanager
@@ -107,8 +107,8 @@ def test_check_names_and_bind_addresses_are_checked() -> None:
         probes.add_check("healthz", "ping", lambda: None)
     with pytest.raises(ValueError, match="without '/'"):
         probes.add_check("readyz", "a/b", lambda: None)
-    assert parse_bind_address(":8080", "x") == ("0.0.0.0", 8080)
-    assert parse_bind_address("[::1]:0", "x") == ("::1", 0)
+    assert split_bind_address(":8080") == ("0.0.0.0", 8080)
+    assert split_bind_address("[::1]:0") == ("::1", 0)
     for wrong in ("8080", "host:", "host:http", "host:70000"):
-        with pytest.raises(ValueError, match="metrics_bind_address must be host:port"):
-            parse_bind_address(wrong, "metrics_bind_address")
+        with pytest.raises(ValueError, match="is not host:port"):
+            split_bind_address(wrong)

@@ -13,6 +13,7 @@ from scenarios import SCENARIOS, job
 
 from workloadbuilder import aio
 from workloadbuilder.testing import FakeAPIServer
+from workloadbuilder.testing.server import DEFAULT_RESOURCES, ResourceType
 
 ACCOUNT = "operator"
 USER = f"system:serviceaccount:{NS}:{ACCOUNT}"
@@ -136,6 +137,38 @@ async def test_a_cache_of_some_kinds_needs_only_theirs() -> None:
     for index in range(len(narrow.rules)):
         with pytest.raises(aio.CacheSyncError, match="403"):
             await run_narrow_cache(narrow.without(index))
+
+
+RUNS = ("training.example.com", "v1", "trainingruns")
+TRAINING_RUN = aio.CustomResource(*RUNS, "TrainingRun")
+
+
+async def run_custom_cache(permissions: aio.Permissions) -> None:
+    runs = ResourceType(*RUNS[:2], "TrainingRun", RUNS[2])
+    async with FakeAPIServer(
+        authorization="RBAC", auto_create_namespaces=True, resources=[*DEFAULT_RESOURCES, runs]
+    ) as server:
+        role, binding = permissions.manifests(ACCOUNT)
+        server.create_object(*RBAC, "roles", role)
+        server.create_object(*RBAC, "rolebindings", binding)
+        async with (
+            server.api_client(user=USER) as api,
+            aio.Cache(api, namespace=NS, kinds=(TRAINING_RUN, "Pod")) as cache,
+        ):
+            await cache.synced(timeout=5)
+
+
+async def test_a_cache_of_a_custom_resource_needs_its_group_and_plural() -> None:
+    rules = aio.required_rules("cache", namespace=NS, cache_kinds=[TRAINING_RUN, "Pod"])
+    assert [(r.api_groups, r.resources, r.verbs) for r in rules.rules] == [
+        (("",), ("pods",), ("list", "watch")),
+        (("training.example.com",), ("trainingruns",), ("list", "watch")),
+    ]
+    by_name = aio.required_rules("cache", namespace=NS, cache_kinds=[TRAINING_RUN.name, "Pod"])
+    assert by_name == rules
+    await run_custom_cache(rules)
+    with pytest.raises(aio.CacheSyncError, match="403"):
+        await run_custom_cache(rules.without(1))
 
 
 async def test_a_refused_watch_is_a_forbidden_error_naming_the_rule() -> None:

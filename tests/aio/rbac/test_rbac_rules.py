@@ -40,3 +40,10 @@ def test_the_documented_role_is_the_usual_verbs_rules() -> None:
     usual = ("preflight", "apply", "resize", "delete", "reconcile", "reconcile-job")
     rules = aio.required_rules(*usual, namespace=NS).rules
     assert [r.to_dict() for r in rules] == documented_role()["rules"]
+
+
+@pytest.mark.parametrize("command", ["status", "inspect", "wait"])
+def test_the_sdk_knows_its_own_verbs_only_not_the_command_lines_commands(command: str) -> None:
+    """Commands are the CLI's (``cli/_permissions.py``); `wait` is no command at all."""
+    with pytest.raises(ValueError, match=rf"unknown verb '{command}': known are apply, audit"):
+        aio.required_rules(command, namespace="ml")

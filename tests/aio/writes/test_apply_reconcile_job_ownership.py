@@ -140,7 +140,10 @@ async def test_an_indexed_gang_shrinks_in_the_tail(fake_apiserver: FakeAPIServer
         await aio.reconcile_job(api, created_job)
         [group] = stored(fake_apiserver, "podgroups")
         assert group["spec"]["schedulingPolicy"] == {"gang": {"minCount": 10}}
-        tail = {**created_job, "status": {"succeeded": 95}}
+        # the Job as the server holds it once 95 have succeeded (a new resourceVersion)
+        tail = fake_apiserver.patch_status(
+            "batch", "v1", "jobs", NS, created_job["metadata"]["name"], {"succeeded": 95}
+        )
         result = await aio.reconcile_job(api, tail, pods=[])
     assert [r.kind for r in result.resized] == ["Workload", "PodGroup"]
     [workload] = stored(fake_apiserver, "workloads")

@@ -2,10 +2,12 @@
 
 ``async with aio.Cache(api_client, namespace="ns") as cache:`` lists each kind, then watches it
 from the list's resourceVersion (client-go's reflector and shared informer); ``await
-cache.synced()`` waits until every kind has listed (``WaitForCacheSync``). Reads are
-dictionary lookups: ``get``, ``list``, ``by_index``. Give the cache to the helpers
-(``cache=cache``, or ``aio.Client(api, manager, cache=cache)``) and a steady reconcile sends no
-read at all.
+cache.synced()`` waits until every kind has listed (``WaitForCacheSync``). The cache is an
+``aio.Reader`` (as controller-runtime's cache is a ``client.Reader``): ``await cache.get``,
+``list``, ``by_index`` are dictionary lookups, each checked once for freshness and answered
+with this process's own writes the informers have not observed yet. Give the cache to the
+helpers (``cache=cache``, or ``aio.Client(api, manager, cache=cache)``) and a steady
+reconcile sends no read at all.
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from types import TracebackType
 from typing import Any, Literal, get_args
 
+from ..errors import APIError
 from ..wire.resources import (
     COMPOSITE_POD_GROUPS,
     EVENTS,
@@ -25,10 +27,11 @@ from ..wire.resources import (
     PODS,
     WORKLOADS,
     Resource,
+    parse,
 )
 from ..wire.transport import RetryPolicy, transport_for
 from .expectations import Expectations
-from .indexer import Indexer
+from .indexer import CacheIndex, IndexFunc, Key, key_of
 from .informer import Handler, Informer
 
 __all__ = [
@@ -76,13 +79,16 @@ class CustomResource:
 AnyKind = CacheKind | CustomResource
 """A kind the cache can hold: one the helpers read, or a custom resource."""
 
+Kind = str | CustomResource
+"""A kind as a read names it: one of ``CacheKind`` or a ``CustomResource`` (checked when read:
+``ValueError`` for any other)."""
+
+SYNC_TIMEOUT = 60.0
+"""Seconds a read waits for a kind started on first use to list."""
+
 RESOURCES: Mapping[str, Resource] = {
     r.kind: r for r in (WORKLOADS, POD_GROUPS, COMPOSITE_POD_GROUPS, PODS, JOBS, EVENTS)
 }
-
-IndexFunc = Callable[[Mapping[str, Any]], Iterable[str]]
-"""An index function: the values an object (its JSON, read-only) is filed under (none, one or
-several strings), as client-go's ``IndexFunc``."""
 
 AddHandler = Callable[[dict[str, Any]], Awaitable[None] | None]
 """``on_add(obj)``: an object appeared (or was already cached when the handler was added)."""
@@ -90,25 +96,6 @@ UpdateHandler = Callable[[dict[str, Any], dict[str, Any]], Awaitable[None] | Non
 """``on_update(old, new)``: an object changed (another resourceVersion)."""
 DeleteHandler = Callable[[dict[str, Any]], Awaitable[None] | None]
 """``on_delete(obj)``: an object is gone (its last state the cache held)."""
-
-
-class CacheIndex(StrEnum):
-    """The indexes every cached kind has, and the values objects are filed under."""
-
-    NAMESPACE = "namespace"
-    """``metadata.namespace``."""
-    CONTROLLER_UID = "controller-uid"
-    """The uid of the owner reference with ``controller: true``."""
-    JOB_CONTROLLER_UID = "job-controller-uid"
-    """The ``batch.kubernetes.io/controller-uid`` label (a Job's pods)."""
-    POD_GROUP = "pod-group"
-    """``<namespace>/<spec.schedulingGroup.podGroupName>`` (a pod's group)."""
-    WORKLOAD = "workload"
-    """``<namespace>/<spec.workloadRef.workloadName>`` (a group's Workload)."""
-    CONTROLLER_REF = "controller-ref"
-    """``<namespace>/<apiGroup>/<kind>/<name>`` of a Workload's ``spec.controllerRef``."""
-    REGARDING = "regarding"
-    """``<namespace>/<kind>/<name>`` of the object an Event is about."""
 
 
 class CacheSyncError(Exception):
@@ -133,7 +120,7 @@ class Cache:
     later, on first use by a helper, is listed before that helper reads it. ``watch_timeout``
     is the seconds a watch lasts at least (client-go: 5 minutes; each is 1-2 times that);
     ``max_staleness`` is how long a kind may go unfollowed (its list or watch failing) before
-    reads through the helpers raise ``CacheSyncError`` rather than answer from old data.
+    its reads raise ``CacheSyncError`` rather than answer from old data.
     """
 
     def __init__(
@@ -227,6 +214,14 @@ class Cache:
                 kind=kind,
             )
 
+    def check_covers(self, namespace: str) -> None:
+        """``ValueError`` when the cache does not hold ``namespace``."""
+        if self.namespace is not None and self.namespace != namespace:
+            raise ValueError(
+                f"the cache holds namespace {self.namespace!r}, not {namespace!r}:"
+                " read that namespace live (no cache) or through a cache of it"
+            )
+
     # -- sync and health ---------------------------------------------------------------------
 
     async def synced(self, *kinds: AnyKind, timeout: float | None = 60.0) -> None:
@@ -244,14 +239,7 @@ class Cache:
                     await informer.synced.wait()
         except TimeoutError:
             late = [i for i in informers if not i.synced.is_set()]
-            said = "; ".join(f"{i.kind}: {i.problem or 'no answer yet'}" for i in late)
-            first = late[0]
-            raise CacheSyncError(
-                f"the cache did not sync within {timeout:g}s: {said}",
-                kind=first.kind,
-                reason=first.problem or "",
-                status=first.problem_status,
-            ) from None
+            raise _not_synced(late, f"the cache did not sync within {timeout:g}s") from None
 
     @property
     def unsynced(self) -> frozenset[str]:
@@ -273,12 +261,15 @@ class Cache:
         """The kinds the server answered 404 for (their feature gate is off): held as none."""
         return frozenset(k for k, i in self._informers.items() if i.unserved)
 
-    def check_fresh(self, kind: str) -> Informer:
+    def check_fresh(self, kind: Kind) -> Informer:
         """The informer of ``kind``, if its data can be believed; ``CacheSyncError`` when the
         cache is not started, the kind has not listed, or has not been followed for more than
         ``max_staleness`` seconds."""
-        self.check_started(kind)
-        informer = self.informer(kind)
+        self.check_started(resolve_kind(kind)[1].kind)
+        return self._fresh(self.informer(kind))
+
+    def _fresh(self, informer: Informer) -> Informer:
+        kind = informer.kind
         if not informer.synced.is_set():
             raise CacheSyncError(
                 f"{kind} is not synced yet: await cache.synced() first"
@@ -305,46 +296,133 @@ class Cache:
         for informer in list(self._informers.values()):
             await informer.drained()
 
-    # -- reads ---------------------------------------------------------------------------------
+    # -- reads: an aio.Reader ------------------------------------------------------------------
 
-    def _indexer(self, kind: str | CustomResource) -> Indexer:
+    async def _readable(self, kind: Kind, namespace: str | None) -> Informer:
+        """The informer of ``kind`` once its objects can be believed (one lookup): the cache is
+        started and holds ``namespace``, the kind has listed (a kind started on first use is
+        waited for, at most ``SYNC_TIMEOUT`` seconds, and at once refused when the server
+        refuses its list) and has not gone unfollowed for over ``max_staleness`` seconds."""
+        key, resource = resolve_kind(kind)
+        self.check_started(resource.kind)
+        if namespace is not None:
+            self.check_covers(namespace)
+        informer = self._informers.get(key) or self.informer(kind)
+        if not informer.synced.is_set():
+            await self._first_sync(informer)
+        return self._fresh(informer)
+
+    async def _first_sync(self, informer: Informer) -> None:
+        try:
+            async with asyncio.timeout(SYNC_TIMEOUT):
+                while not informer.synced.is_set():
+                    if informer.refused:
+                        raise _not_synced([informer], f"{informer.kind} cannot be listed")
+                    await informer.changed()
+        except TimeoutError:
+            raise _not_synced(
+                [informer], f"{informer.kind} did not sync within {SYNC_TIMEOUT:g}s"
+            ) from None
+
+    def _answer(
+        self, informer: Informer, keys: Iterable[Key], belongs: Callable[[Mapping[str, Any]], bool]
+    ) -> _Docs:
+        """The objects of ``keys``, with this process's writes the informer has not observed
+        yet (those that ``belongs`` accepts added, deleted ones left out), by namespace and
+        name."""
+        indexer = informer.indexer
+        found = {k: indexer.get(k) for k in keys}
+        for key, doc in self.expectations.of_kind(informer.kind, indexer.get):
+            if doc is not None and belongs(doc):
+                found[key] = doc
+            else:
+                found.pop(key, None)
+        return [doc for _, doc in sorted(found.items()) if doc is not None]
+
+    async def get(self, kind: Kind, namespace: str, name: str) -> dict[str, Any] | None:
+        """The ``kind`` ``name`` in ``namespace`` (its JSON), or ``None`` when there is none or
+        the server does not serve the kind."""
+        informer = await self._readable(kind, namespace)
+        cached = informer.indexer.get((namespace, name))
+        held, doc = self.expectations.lookup(informer.kind, (namespace, name), cached)
+        return doc if held else cached
+
+    async def get_model(self, kind: Kind, namespace: str, name: str) -> Any:
+        """``get``'s object as its SDK model (``Workload``, ``PodGroup``,
+        ``CompositePodGroup``; the JSON for other kinds), parsed once per version."""
+        doc = await self.get(kind, namespace, name)
+        return None if doc is None else self.model_of(kind, doc)
+
+    def model_of(self, kind: Kind, doc: Mapping[str, Any]) -> Any:
+        """``doc`` as its SDK model: the cache's, parsed once per version, when ``doc`` is the
+        object the cache holds; else parsed now."""
         key, resource = resolve_kind(kind)
         informer = self._informers.get(key)
-        if informer is None:
+        found = key_of(doc)
+        if informer is not None and informer.indexer.get(found) is doc:
+            return informer.indexer.model(found)
+        return parse(resource, doc)
+
+    async def list(
+        self, kind: Kind, namespace: str | None = None, label_selector: str | None = None
+    ) -> _Docs:
+        """Every ``kind`` object (in ``namespace``), by namespace and name; the ``APIError``
+        404 of a kind the server does not serve. A cache answers by index, not by label
+        selector (``ValueError``): give the cache ``label_selector=``, or add an index."""
+        if label_selector:
             raise ValueError(
-                f"the cache holds no {resource.kind}: pass it in kinds=, or start it first"
+                "a cached read takes an index, not a label selector: add one with"
+                " cache.add_index, or give the cache label_selector="
             )
-        return informer.indexer
-
-    def get(self, kind: AnyKind, namespace: str, name: str) -> dict[str, Any] | None:
-        """The cached ``kind`` ``name`` in ``namespace`` (its JSON), or ``None``."""
-        return self._indexer(kind).get((namespace, name))
-
-    def get_model(self, kind: AnyKind, namespace: str, name: str) -> Any:
-        """The cached object as its SDK model (``Workload``, ``PodGroup``,
-        ``CompositePodGroup``; the JSON for other kinds), parsed once per version."""
-        return self._indexer(kind).model((namespace, name))
-
-    def list(self, kind: AnyKind, namespace: str | None = None) -> _Docs:
-        """Every cached ``kind`` (in ``namespace``), by namespace and name."""
-        indexer = self._indexer(kind)
+        informer = await self._readable(kind, namespace)
+        self._check_served(informer, namespace)
         if namespace is None:
-            return sorted(indexer, key=lambda d: (d["metadata"].get("namespace") or "", _name(d)))
-        return indexer.by_index(CacheIndex.NAMESPACE, namespace)
+            return self._answer(informer, informer.indexer.keys(), lambda _: True)
+        keys = informer.indexer.keys_by_index(CacheIndex.NAMESPACE, namespace)
+        return self._answer(informer, keys, lambda d: key_of(d)[0] == namespace)
 
-    def add_index(self, kind: AnyKind, name: str, func: IndexFunc) -> None:
+    def add_index(self, kind: Kind, name: str, func: IndexFunc) -> None:
         """File every ``kind`` object under ``func(obj)``'s values as index ``name`` (its
         values are strings; an object may have none or several)."""
         self.informer(kind).indexer.add_index(name, func)
 
-    def by_index(self, kind: AnyKind, name: str, value: str) -> _Docs:
-        """The ``kind`` objects filed under ``value`` in index ``name`` (a ``CacheIndex`` or
-        one added with ``add_index``), by namespace and name."""
-        return self._indexer(kind).by_index(name, value)
+    async def by_index(self, kind: Kind, index: str, value: str) -> _Docs:
+        """The ``kind`` objects filed under ``value`` in ``index`` (a ``CacheIndex`` or one
+        added with ``add_index``), by namespace and name; the ``APIError`` 404 of a kind the
+        server does not serve."""
+        informer = await self._readable(kind, None)
+        self._check_served(informer, self.namespace)
+        indexer = informer.indexer
+        keys = indexer.keys_by_index(index, value)
+        return self._answer(informer, keys, lambda d: value in indexer.values_of(index, d))
+
+    def _check_served(self, informer: Informer, namespace: str | None) -> None:
+        if informer.unserved:
+            resource = informer.resource
+            where = f"namespace {namespace}" if namespace is not None else "every namespace"
+            raise APIError(
+                f"listing {resource.plural}.{resource.api_version} in {where}: the server"
+                " does not serve it (404)",
+                status=404,
+            )
+
+    def wrote(self, kind: Kind, doc: Mapping[str, Any]) -> None:
+        """This process wrote ``doc`` (the server's answer, or a live read of it): reads answer
+        with it until the informer observes that version or a later one."""
+        self.expectations.wrote(resolve_kind(kind)[1].kind, doc)
+
+    def deleted(self, kind: Kind, namespace: str, name: str) -> None:
+        """This process deleted the object: reads leave it out until the informer observes
+        the deletion."""
+        self.expectations.deleted(resolve_kind(kind)[1].kind, (namespace, name))
+
+    async def changed(self, kind: Kind) -> None:
+        """Return at the next change of ``kind``'s objects or of its informer's health."""
+        await self.informer(kind).changed()
 
     def add_handler(
         self,
-        kind: AnyKind,
+        kind: Kind,
         *,
         on_add: AddHandler | None = None,
         on_update: UpdateHandler | None = None,
@@ -359,13 +437,22 @@ class Cache:
         self.informer(kind).add_handler(handler)
         return handler
 
-    async def remove_handler(self, kind: AnyKind, handler: Handler) -> None:
+    async def remove_handler(self, kind: Kind, handler: Handler) -> None:
         """Stop running ``handler`` (what ``add_handler`` returned) on changes of ``kind``;
         changes it has not handled yet are dropped."""
         key, _ = resolve_kind(kind)
         informer = self._informers.get(key)
         if informer is not None:
             await informer.remove_handler(handler)
+
+
+def _not_synced(late: list[Informer], what: str) -> CacheSyncError:
+    """The error naming each kind of ``late`` and why it has not listed."""
+    said = "; ".join(f"{i.kind}: {i.problem or 'no answer yet'}" for i in late)
+    first = late[0]
+    return CacheSyncError(
+        f"{what}: {said}", kind=first.kind, reason=first.problem or "", status=first.problem_status
+    )
 
 
 def _resource(kind: str) -> Resource:
@@ -383,7 +470,3 @@ def resolve_kind(kind: str | CustomResource) -> tuple[str, Resource]:
     if isinstance(kind, CustomResource):
         return kind.name, kind.resource
     return kind, _resource(kind)
-
-
-def _name(doc: Mapping[str, Any]) -> str:
-    return str((doc.get("metadata") or {}).get("name") or "")

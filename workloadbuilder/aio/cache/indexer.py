@@ -1,7 +1,9 @@
 """The store of one cached kind: its objects by namespace and name, and their indexes.
 
 As client-go's ``cache.Indexer``: an index function maps an object to the values it is filed
-under; ``by_index(name, value)`` answers from a dict, never by walking the store. Objects are
+under; ``keys_by_index(name, value)`` answers from a dict, never by walking the store. Each
+built-in index is defined once, here: its name and doc in ``CacheIndex``, its function
+registered under that member just below (client-go's ``tools/cache/index.go``). Objects are
 kept as the server sent them (decoded once per event); a kind with an SDK model also gives
 that model, parsed at most once per stored version.
 """
@@ -10,11 +12,20 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from enum import StrEnum
 from typing import Any
 
 from ..wire.resources import Resource, parse
 
-__all__ = ["BUILTIN_INDEXES", "IndexFunc", "Indexer", "Key", "key_of", "resource_version"]
+__all__ = [
+    "BUILTIN_INDEXES",
+    "CacheIndex",
+    "IndexFunc",
+    "Indexer",
+    "Key",
+    "key_of",
+    "resource_version",
+]
 
 _log = logging.getLogger("workloadbuilder.aio")
 
@@ -22,7 +33,43 @@ Key = tuple[str, str]
 """``(namespace, name)``; the namespace is ``""`` for a cluster-scoped object."""
 
 IndexFunc = Callable[[Mapping[str, Any]], Iterable[str]]
-"""Maps an object (its JSON, read-only) to the values it is filed under (none, one or more)."""
+"""An index function: the values an object (its JSON, read-only) is filed under (none, one or
+several strings), as client-go's ``IndexFunc``."""
+
+
+class CacheIndex(StrEnum):
+    """The indexes every cached kind has, and the values objects are filed under."""
+
+    NAMESPACE = "namespace"
+    """``metadata.namespace``."""
+    CONTROLLER_UID = "controller-uid"
+    """The uid of the owner reference with ``controller: true``."""
+    JOB_CONTROLLER_UID = "job-controller-uid"
+    """The ``batch.kubernetes.io/controller-uid`` label (a Job's pods)."""
+    POD_GROUP = "pod-group"
+    """``<namespace>/<spec.schedulingGroup.podGroupName>`` (a pod's group)."""
+    WORKLOAD = "workload"
+    """``<namespace>/<spec.workloadRef.workloadName>`` (a group's Workload)."""
+    CONTROLLER_REF = "controller-ref"
+    """``<namespace>/<apiGroup>/<kind>/<name>`` of a Workload's ``spec.controllerRef``."""
+    REGARDING = "regarding"
+    """``<namespace>/<kind>/<name>`` of the object an Event is about."""
+
+
+BUILTIN_INDEXES: dict[str, IndexFunc] = {}
+"""The function of each ``CacheIndex``, registered with ``_files``."""
+
+
+def _files(index: CacheIndex) -> Callable[[IndexFunc], IndexFunc]:
+    """Register the decorated function as the one of ``index``."""
+
+    def register(func: IndexFunc) -> IndexFunc:
+        if index in BUILTIN_INDEXES:
+            raise ValueError(f"index {index!r} is defined twice")
+        BUILTIN_INDEXES[index] = func
+        return func
+
+    return register
 
 
 def key_of(doc: Mapping[str, Any]) -> Key:
@@ -34,10 +81,12 @@ def resource_version(doc: Mapping[str, Any]) -> str:
     return str((doc.get("metadata") or {}).get("resourceVersion") or "")
 
 
+@_files(CacheIndex.NAMESPACE)
 def _namespace(doc: Mapping[str, Any]) -> Iterable[str]:
     return [key_of(doc)[0]]
 
 
+@_files(CacheIndex.CONTROLLER_UID)
 def _controller_uid(doc: Mapping[str, Any]) -> Iterable[str]:
     for ref in (doc.get("metadata") or {}).get("ownerReferences") or ():
         if isinstance(ref, Mapping) and ref.get("controller") is True and ref.get("uid"):
@@ -45,6 +94,7 @@ def _controller_uid(doc: Mapping[str, Any]) -> Iterable[str]:
     return []
 
 
+@_files(CacheIndex.JOB_CONTROLLER_UID)
 def _job_controller_uid(doc: Mapping[str, Any]) -> Iterable[str]:
     uid = ((doc.get("metadata") or {}).get("labels") or {}).get(
         "batch.kubernetes.io/controller-uid"
@@ -52,16 +102,19 @@ def _job_controller_uid(doc: Mapping[str, Any]) -> Iterable[str]:
     return [str(uid)] if uid else []
 
 
+@_files(CacheIndex.POD_GROUP)
 def _pod_group(doc: Mapping[str, Any]) -> Iterable[str]:
     group = ((doc.get("spec") or {}).get("schedulingGroup") or {}).get("podGroupName")
     return [f"{key_of(doc)[0]}/{group}"] if group else []
 
 
+@_files(CacheIndex.WORKLOAD)
 def _workload(doc: Mapping[str, Any]) -> Iterable[str]:
     name = ((doc.get("spec") or {}).get("workloadRef") or {}).get("workloadName")
     return [f"{key_of(doc)[0]}/{name}"] if name else []
 
 
+@_files(CacheIndex.CONTROLLER_REF)
 def _controller_ref(doc: Mapping[str, Any]) -> Iterable[str]:
     ref = (doc.get("spec") or {}).get("controllerRef")
     if not isinstance(ref, Mapping) or not ref.get("kind") or not ref.get("name"):
@@ -69,6 +122,7 @@ def _controller_ref(doc: Mapping[str, Any]) -> Iterable[str]:
     return [f"{key_of(doc)[0]}/{ref.get('apiGroup') or ''}/{ref['kind']}/{ref['name']}"]
 
 
+@_files(CacheIndex.REGARDING)
 def _regarding(doc: Mapping[str, Any]) -> Iterable[str]:
     target = doc.get("involvedObject") or doc.get("regarding") or {}
     if not isinstance(target, Mapping) or not target.get("kind") or not target.get("name"):
@@ -85,16 +139,8 @@ def _values(name: str, func: IndexFunc, doc: Mapping[str, Any]) -> Iterable[str]
         return []
 
 
-BUILTIN_INDEXES: Mapping[str, IndexFunc] = {
-    "namespace": _namespace,
-    "controller-uid": _controller_uid,
-    "job-controller-uid": _job_controller_uid,
-    "pod-group": _pod_group,
-    "workload": _workload,
-    "controller-ref": _controller_ref,
-    "regarding": _regarding,
-}
-"""The indexes every kind has (``CacheIndex`` documents their values)."""
+if set(BUILTIN_INDEXES) != set(CacheIndex):  # pragma: no cover - a definition left out
+    raise AssertionError(f"CacheIndex without a function: {set(CacheIndex) - set(BUILTIN_INDEXES)}")
 
 
 class Indexer:
@@ -144,18 +190,23 @@ class Indexer:
     def has_index(self, name: str) -> bool:
         return name in self._funcs
 
-    def by_index(self, name: str, value: str) -> list[dict[str, Any]]:
-        """The objects filed under ``value`` in index ``name``, by namespace and name."""
+    def keys_by_index(self, name: str, value: str) -> set[Key]:
+        """The keys of the objects filed under ``value`` in index ``name``."""
+        return set(self._index(name).get(value, ()))
+
+    def values_of(self, name: str, doc: Mapping[str, Any]) -> list[str]:
+        """The values index ``name`` files ``doc`` under."""
+        self._index(name)
+        return [str(v) for v in _values(name, self._funcs[name], doc)]
+
+    def _index(self, name: str) -> dict[str, set[Key]]:
         index = self._indices.get(name)
         if index is None:
             raise ValueError(
                 f"{self.resource.kind} has no index called {name!r}; known:"
                 f" {', '.join(sorted(self._funcs))} (add one with cache.add_index)"
             )
-        return [self._items[k] for k in sorted(index.get(value, ()))]
-
-    def keys_by_index(self, name: str, value: str) -> set[Key]:
-        return set(self._indices[name].get(value, ()))
+        return index
 
     def put(self, doc: dict[str, Any]) -> dict[str, Any] | None:
         """Store ``doc`` (replacing the object of its key); the object it replaced."""

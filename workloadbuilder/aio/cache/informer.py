@@ -5,8 +5,11 @@ minutes (then resume from the last resourceVersion seen); a dropped connection r
 same way; an expired resourceVersion (410 Gone), or a stream that cannot be followed, lists
 again and hands the handlers only what changed (added, updated: another resourceVersion,
 deleted). A kind the server does not serve (404) holds nothing, says so (``unserved``) and is
-asked again now and then. Failures back off (capped) and are kept as ``problem`` with the
-time they began, so a reader can refuse data that has not been followed for too long.
+asked again now and then. Failures wait per the reflector's ``Backoff`` (800 ms doubling to
+30 s, afresh after two minutes without one) and are kept as ``problem`` with the time they
+began, so a reader can refuse data that has not been followed for too long. A refusal (an
+answer ``retry.retryable_status`` would not retry: 403 with the rule to add, 401, ...) is
+logged at ERROR once per distinct answer; a passing failure at WARNING when it begins.
 """
 
 from __future__ import annotations
@@ -21,10 +24,11 @@ from contextlib import aclosing, suppress
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import APIError
+from ..errors import APIError, error_from_status
 from ..metrics import CACHE_WATCH_RESTARTS, track_informer
 from ..wire.queries import read_listing
 from ..wire.resources import Resource
+from ..wire.retry import Backoff, retryable_status
 from ..wire.transport import Transport
 from ..wire.watch import RELIST, watch_events
 from .indexer import Indexer, Key, key_of, resource_version
@@ -33,8 +37,6 @@ __all__ = ["Handler", "Informer"]
 
 _log = logging.getLogger("workloadbuilder.aio")
 
-_BACKOFF_FIRST = 0.8  # client-go's reflector: 800 ms, doubling, capped at 30 s, jitter 1.0
-_BACKOFF_CAP = 30.0
 _UNSERVED_RECHECK = 30.0  # seconds between asking again for a kind answered 404
 _QUICK_ENDS = 3  # watches in a row ended at once with nothing: list again (and learn why)
 
@@ -113,6 +115,10 @@ class Informer:
         self.listed_at = 0.0
         """When the kind was last listed in full (``time.time()``; 0: not yet)."""
         self._restarts = CACHE_WATCH_RESTARTS.labels(resource.kind)
+        self.backoff = Backoff()
+        """The wait after each failed list or watch (client-go's reflector backoff)."""
+        self._watch_refused = False
+        self._told: set[str] = set()
         self._observed = observed
         self._listeners: list[_Listener] = []
         self._waiters: list[asyncio.Future[None]] = []
@@ -187,8 +193,14 @@ class Informer:
 
     # -- the loop ------------------------------------------------------------------------------
 
+    @property
+    def refused(self) -> bool:
+        """Whether the kind has not listed and the server refuses its list (an answer that
+        is not retried: 403, 401, ...): a read waiting for it would wait in vain."""
+        status = self.problem_status
+        return not self.synced.is_set() and status != 0 and not retryable_status(status)
+
     async def _run(self) -> None:
-        backoff = _BACKOFF_FIRST
         while True:
             try:
                 listing = await read_listing(
@@ -204,22 +216,21 @@ class Informer:
                     continue
                 said = f"HTTP {exc.status} {exc.reason}".strip() if exc.status else "no answer"
                 self._fail(f"listing {self.resource.plural} failed ({said}): {exc}", exc.status)
-                await asyncio.sleep(backoff * (1 + random.random()))
-                backoff = min(backoff * 2, _BACKOFF_CAP)
+                await self.backoff.wait()
                 continue
             self.unserved = False
             self.listed_at = time.time()
             self._replace(list(listing.items))
-            self._ok()
+            if not self._watch_refused:  # else followed only once a watch is
+                self._ok()
             self.synced.set()
-            backoff = _BACKOFF_FIRST
+            self._wake()
             await self._follow(listing.resource_version)
             self._restarts.inc()  # the watch ended: a new list, then a new watch
             self.relists += 1
 
     async def _follow(self, version: str) -> None:
         """Watch from ``version``, resuming after each end, until a list is needed again."""
-        backoff = _BACKOFF_FIRST
         quick_ends = 0
         loop = asyncio.get_running_loop()
         resumed = False
@@ -230,6 +241,7 @@ class Informer:
             started = loop.time()
             timeout = round(self.watch_timeout * (1 + random.random()))
             seen = False
+            refused = 0
             events = watch_events(
                 self.transport,
                 self.resource,
@@ -237,6 +249,7 @@ class Informer:
                 resource_version=version,
                 timeout_seconds=max(1, timeout),
                 label_selector=self.label_selector or None,
+                opened=self._accepted,
             )
             async with aclosing(events) as stream:
                 async for event in stream:
@@ -247,26 +260,33 @@ class Informer:
                         code = int(obj.get("code") or 0)
                         if code == 410:  # expired: list again, at once
                             return
-                        self._fail(f"watch refused: HTTP {code} {obj.get('message') or ''}", code)
-                        if code == 429 or code >= 500:
-                            break  # back off, then resume
-                        await asyncio.sleep(backoff)
-                        return  # 403 and the like: back off, then list (and learn why)
+                        error = error_from_status(code, obj, "", None)
+                        self._fail(
+                            f"watching {self.resource.plural} refused (HTTP {code}): {error}",
+                            code,
+                            watching=True,
+                        )
+                        refused = code
+                        break
                     seen = True
                     version = resource_version(obj) or version
                     self._ok()
                     if event.type != "BOOKMARK":
                         self._apply(event.type, dict(obj))
+            if refused:
+                await self.backoff.wait()
+                if retryable_status(refused):
+                    continue  # resume the watch
+                return  # 403 and the like: list again, as the reflector does
             if seen:
-                quick_ends, backoff = 0, _BACKOFF_FIRST
+                quick_ends = 0
                 continue
             if loop.time() - started < 1.0:
                 self._fail(f"the watch of {self.resource.plural} ended at once, empty", 0)
                 quick_ends += 1
                 if quick_ends >= _QUICK_ENDS:
                     return  # the watch cannot be opened: a list says why
-            await asyncio.sleep(backoff * (1 + random.random()))
-            backoff = min(backoff * 2, _BACKOFF_CAP)
+            await self.backoff.wait()
 
     # -- changes -------------------------------------------------------------------------------
 
@@ -318,11 +338,29 @@ class Informer:
     def _ok(self) -> None:
         if self.problem is not None:
             _log.info("%s informer is following the server again", self.kind)
+            self._wake()
         self.problem, self.problem_status, self.failing_since = None, 0, None
+        self._watch_refused = False
+        self._told.clear()
 
-    def _fail(self, problem: str, status: int) -> None:
+    def _accepted(self) -> None:
+        """The server accepted a watch: a refused one is followed again."""
+        if self._watch_refused:
+            self._ok()
+
+    def _fail(self, problem: str, status: int, *, watching: bool = False) -> None:
+        """Keep ``problem`` (the answer's ``status``; 0: none came) and say it: a refusal at
+        ERROR once per distinct answer, a passing failure at WARNING when failing begins."""
+        refusal = status != 0 and not retryable_status(status)
+        if refusal and problem not in self._told:
+            self._told.add(problem)
+            _log.error("%s informer: %s", self.kind, problem)
+        elif not refusal and self.failing_since is None:
+            _log.warning("%s informer: %s", self.kind, problem)
+        else:
+            _log.debug("%s informer: %s", self.kind, problem)
         if self.failing_since is None:
             self.failing_since = asyncio.get_running_loop().time()
-            _log.warning("%s informer: %s", self.kind, problem)
+        self._watch_refused = watching and refusal
         self.problem, self.problem_status = problem, status
         self._wake()

@@ -1,17 +1,18 @@
-"""The one seam every helper reads through: the live API, or a ``Cache``.
+"""``Reader``: the one way objects are read, from the live API or from a ``Cache``.
 
-``reader_for(api_client, cache, transport)`` gives a ``LiveReader`` (requests, as always) or a
-``CachedReader`` (dictionary lookups in the cache's informers; no request). Both answer the
-same way: ``get`` is ``None`` for an object that does not exist or a kind that is not served;
-``list`` raises the ``APIError`` 404 of a kind that is not served (the cache keeps that truth).
-Writes go through ``wrote`` / ``deleted``, so a cache that has not observed this process's own
-writes yet is read with them (the Job controller's expectations).
+As controller-runtime's ``client.Reader``, which its cache implements: ``get`` is ``None`` for
+an object that does not exist or a kind the server does not serve; ``list`` and ``by_index``
+raise the ``APIError`` 404 of a kind that is not served (the cache keeps that truth).
+``LiveReader`` asks the server; ``aio.Cache`` answers from its informers. The verbs read
+through ``Reads`` (``reader_for``): a ``Reader`` plus what a verb needs around its reads (SDK
+models, a namespace's snapshot, telling the cache of its own writes).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from ..errors import APIError
 from ..wire.queries import get_document, list_documents
@@ -25,141 +26,137 @@ from ..wire.resources import (
     parse,
 )
 from ..wire.transport import Transport
-from .cache import Cache, CacheIndex
-from .indexer import BUILTIN_INDEXES, Key
+from .cache import Cache, Kind, resolve_kind
+from .indexer import BUILTIN_INDEXES, Key, key_of
 from .snapshot import Snapshot
 
-__all__ = ["CachedReader", "LiveReader", "Reader", "cache_of", "reader_for"]
+__all__ = ["LiveReader", "Reader", "Reads", "cache_of", "reader_for"]
 
 _Docs = list[dict[str, Any]]
 _Found = list[Any]
 
-_SYNC_TIMEOUT = 60.0  # seconds a read waits for a kind the cache started on first use
+
+@runtime_checkable
+class Reader(Protocol):
+    """Reads objects by kind (one of ``CacheKind``, or a ``CustomResource``), as their JSON.
+
+    ``aio.Cache`` is one (``isinstance(cache, aio.Reader)``), and so is the live API; every
+    helper reads through one.
+    """
+
+    async def get(self, kind: Kind, namespace: str, name: str) -> dict[str, Any] | None:
+        """The object, or ``None`` when there is none (or the kind is not served)."""
+        ...
+
+    async def list(
+        self, kind: Kind, namespace: str | None = None, label_selector: str | None = None
+    ) -> _Docs:
+        """Every object of ``kind`` (in ``namespace``; ``None``: every namespace), matching
+        ``label_selector`` (a cache takes none: it answers by index)."""
+        ...
+
+    async def by_index(self, kind: Kind, index: str, value: str) -> _Docs:
+        """The objects filed under ``value`` in ``index`` (a ``CacheIndex``)."""
+        ...
+
+
+_CACHE_IS_A_READER: type[Reader] = Cache  # checked by mypy, as controller-runtime checks its own
 
 
 class LiveReader:
-    """Reads as requests to the API server."""
+    """A ``Reader`` that asks the API server (each read one request, or a list in chunks)."""
 
-    cached = False
-
-    def __init__(self, transport: Transport) -> None:
+    def __init__(self, transport: Transport, namespace: str | None = None) -> None:
         self.transport = transport
+        self.namespace = namespace
+        """Where ``by_index`` lists (``None``: every namespace)."""
 
-    async def get(self, resource: Resource, namespace: str, name: str) -> dict[str, Any] | None:
-        return await get_document(self.transport, resource, namespace, name)
+    async def get(self, kind: Kind, namespace: str, name: str) -> dict[str, Any] | None:
+        return await get_document(self.transport, resolve_kind(kind)[1], namespace, name)
 
-    async def list(self, resource: Resource, namespace: str, *, label_selector: str = "") -> _Docs:
+    async def list(
+        self, kind: Kind, namespace: str | None = None, label_selector: str | None = None
+    ) -> _Docs:
+        resource = resolve_kind(kind)[1]
         return await list_documents(
-            self.transport, resource, namespace, label_selector=label_selector
+            self.transport, resource, namespace, label_selector=label_selector or ""
         )
 
-    async def indexed(
-        self, resource: Resource, namespace: str, index: str, value: str, *, models: bool = False
-    ) -> _Found:
-        """Not answerable by one request: every object of the namespace, filtered here."""
-        func = _builtin(index)
-        docs = [d for d in await self.list(resource, namespace) if value in func(d)]
-        return [parse(resource, d) for d in docs] if models else docs
-
-    async def snapshot(self, namespace: str) -> Snapshot:
-        return await Snapshot.read(self.transport, namespace)
-
-    def model(self, resource: Resource, doc: Mapping[str, Any]) -> Any:
-        """``doc`` as its SDK model."""
-        return parse(resource, doc)
-
-    def wrote(self, resource: Resource, doc: Mapping[str, Any]) -> None:
-        """Nothing to remember: the next read asks the server."""
-
-    def deleted(self, resource: Resource, key: Key) -> None:
-        """Nothing to remember: the next read asks the server."""
+    async def by_index(self, kind: Kind, index: str, value: str) -> _Docs:
+        """Not answerable by one request: the namespace's objects (``namespace``), filtered
+        here by the index's function."""
+        func = BUILTIN_INDEXES.get(index)
+        if func is None:
+            raise ValueError(f"no index called {index!r}; known: {', '.join(BUILTIN_INDEXES)}")
+        return [d for d in await self.list(kind, self.namespace) if value in func(d)]
 
 
-class CachedReader:
-    """Reads from a ``Cache``: no request; this process's writes not yet observed included."""
+class Reads:
+    """What a verb reads, through ``reader``: the live API, or ``cache`` (then no request)."""
 
-    cached = True
-
-    def __init__(self, transport: Transport, cache: Cache) -> None:
+    def __init__(self, transport: Transport, cache: Cache | None = None) -> None:
         self.transport = transport
         self.cache = cache
+        self.reader: Reader = cache if cache is not None else LiveReader(transport)
 
-    async def _fresh(self, resource: Resource, namespace: str) -> bool:
-        """Check the kind can be believed (held, listed, followed); whether it is served."""
-        covers(self.cache, namespace)
-        self.cache.check_started(resource.kind)
-        informer = self.cache.informer(resource.kind)
-        if not informer.synced.is_set():
-            await self.cache.synced(resource.kind, timeout=_SYNC_TIMEOUT)  # type: ignore[arg-type]
-        self.cache.check_fresh(resource.kind)
-        return not informer.unserved
+    @property
+    def cached(self) -> bool:
+        """Whether the reads are answered by a cache."""
+        return self.cache is not None
 
     async def get(self, resource: Resource, namespace: str, name: str) -> dict[str, Any] | None:
-        if not await self._fresh(resource, namespace):
-            return None
-        cached = self.cache.informer(resource.kind).indexer.get((namespace, name))
-        held, doc = self.cache.expectations.lookup(resource.kind, (namespace, name), cached)
-        return doc if held else cached
+        return await self.reader.get(resource.kind, namespace, name)
 
     async def list(self, resource: Resource, namespace: str, *, label_selector: str = "") -> _Docs:
-        if label_selector:
-            raise ValueError("a cached read takes an index, not a label selector")
-        return await self.indexed(resource, namespace, CacheIndex.NAMESPACE, namespace)
+        return await self.reader.list(resource.kind, namespace, label_selector or None)
 
     async def indexed(
         self, resource: Resource, namespace: str, index: str, value: str, *, models: bool = False
     ) -> _Found:
         """The objects of ``namespace`` filed under ``value`` in ``index``."""
-        if not await self._fresh(resource, namespace):
-            raise _unserved(resource, namespace)
-        indexer = self.cache.informer(resource.kind).indexer
-        keys = {k for k in indexer.keys_by_index(index, value) if k[0] == namespace}
-        extra: dict[Key, dict[str, Any]] = {}
-        for key, doc in self.cache.expectations.of_kind(resource.kind, indexer.get):
-            if key[0] != namespace:
-                continue
-            keys.discard(key)
-            if doc is not None and value in _builtin(index)(doc):
-                extra[key] = doc
-        found: _Found = []
-        for key in sorted(keys | set(extra)):
-            if key in extra:
-                found.append(parse(resource, extra[key]) if models else extra[key])
-            else:
-                found.append(indexer.model(key) if models else indexer.get(key))
-        return found
+        if self.cache is None:
+            docs = await LiveReader(self.transport, namespace).by_index(resource.kind, index, value)
+        else:
+            self.cache.check_covers(namespace)
+            docs = [
+                d
+                for d in await self.cache.by_index(resource.kind, index, value)
+                if key_of(d)[0] == namespace
+            ]
+        return [self.model(resource, d) for d in docs] if models else docs
 
     async def snapshot(self, namespace: str) -> Snapshot:
+        """The namespace's scheduling objects, each kind listed once (at the same time when
+        live); a kind the server does not serve reads as empty and is named ``unserved``."""
         kinds = (PODS, POD_GROUPS, COMPOSITE_POD_GROUPS, WORKLOADS, EVENTS)
-        lists: list[tuple[Any, ...] | None] = []
-        for resource in kinds:
-            try:
-                lists.append(tuple(await self.list(resource, namespace)))
-            except APIError as exc:
-                if exc.status != 404:
-                    raise
-                lists.append(None)
+        lists = await asyncio.gather(*(self._served(k, namespace) for k in kinds))
         unserved = frozenset(k for k, items in zip(kinds, lists, strict=True) if items is None)
         pods, groups, composites, workloads, events = (items or () for items in lists)
         return Snapshot(namespace, pods, groups, composites, workloads, events, unserved)
 
+    async def _served(self, resource: Resource, namespace: str) -> tuple[Any, ...] | None:
+        try:
+            return tuple(await self.reader.list(resource.kind, namespace))
+        except APIError as exc:
+            if exc.status == 404:
+                return None
+            raise
+
     def model(self, resource: Resource, doc: Mapping[str, Any]) -> Any:
-        """``doc`` as its SDK model: the cache's, parsed once per version, when ``doc`` is the
-        cached object."""
-        indexer = self.cache.informer(resource.kind).indexer
-        key = (str(doc["metadata"].get("namespace") or ""), str(doc["metadata"].get("name")))
-        if indexer.get(key) is doc:
-            return indexer.model(key)
-        return parse(resource, doc)
+        """``doc`` as its SDK model (the cache's, parsed once per version, when it holds it)."""
+        if self.cache is None:
+            return parse(resource, doc)
+        return self.cache.model_of(resource.kind, doc)
 
     def wrote(self, resource: Resource, doc: Mapping[str, Any]) -> None:
-        self.cache.expectations.wrote(resource.kind, doc)
+        """This verb wrote ``doc``: a cache answers with it until it observes it."""
+        if self.cache is not None:
+            self.cache.wrote(resource.kind, doc)
 
     def deleted(self, resource: Resource, key: Key) -> None:
-        self.cache.expectations.deleted(resource.kind, key)
-
-
-Reader = LiveReader | CachedReader
+        """This verb deleted the object of ``key``: a cache leaves it out until it observes it."""
+        if self.cache is not None:
+            self.cache.deleted(resource.kind, *key)
 
 
 def cache_of(api_client: Any, cache: Cache | None) -> Cache | None:
@@ -172,28 +169,6 @@ def cache_of(api_client: Any, cache: Cache | None) -> Cache | None:
     return found if isinstance(found, Cache) else None
 
 
-def reader_for(api_client: Any, cache: Cache | None, transport: Transport) -> Reader:
-    """The reader of one call: through ``cache`` (or the client's), else live."""
-    chosen = cache_of(api_client, cache)
-    return LiveReader(transport) if chosen is None else CachedReader(transport, chosen)
-
-
-def covers(cache: Cache, namespace: str) -> None:
-    """``ValueError`` when ``cache`` does not hold ``namespace``."""
-    if cache.namespace is not None and cache.namespace != namespace:
-        raise ValueError(
-            f"the cache holds namespace {cache.namespace!r}, not {namespace!r}:"
-            " read that namespace live (no cache) or through a cache of it"
-        )
-
-
-def _builtin(index: str) -> Any:
-    return BUILTIN_INDEXES[index]
-
-
-def _unserved(resource: Resource, namespace: str) -> APIError:
-    return APIError(
-        f"listing {resource.plural}.{resource.api_version} in namespace {namespace}: the server"
-        " does not serve it (404)",
-        status=404,
-    )
+def reader_for(api_client: Any, cache: Cache | None, transport: Transport) -> Reads:
+    """The reads of one call: through ``cache`` (or the client's), else live."""
+    return Reads(transport, cache_of(api_client, cache))

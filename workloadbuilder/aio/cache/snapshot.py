@@ -1,17 +1,15 @@
-"""The live objects of one namespace that scheduling depends on, read once and indexed."""
+"""The objects of one namespace that scheduling depends on, read once (``Reads.snapshot``)
+and indexed."""
 
 from __future__ import annotations
 
-import asyncio
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import APIError, MissingAPI, MissingAPIError, ObjectRef
-from ..wire.queries import read_listing
-from ..wire.resources import COMPOSITE_POD_GROUPS, EVENTS, POD_GROUPS, PODS, WORKLOADS, Resource
-from ..wire.transport import Transport
+from ..errors import MissingAPI, MissingAPIError, ObjectRef
+from ..wire.resources import Resource
 from .groups import group_resource
 
 __all__ = ["Snapshot", "name_of", "pod_group_of"]
@@ -62,16 +60,6 @@ class Snapshot:
         object.__setattr__(self, "_members", members)
         object.__setattr__(self, "_events", events)
 
-    @classmethod
-    async def read(cls, transport: Transport, namespace: str) -> Snapshot:
-        """Read every kind concurrently (a kind the server does not serve reads as empty and
-        is listed in ``unserved``)."""
-        kinds = (PODS, POD_GROUPS, COMPOSITE_POD_GROUPS, WORKLOADS, EVENTS)
-        lists = await asyncio.gather(*(_items(transport, k, namespace) for k in kinds))
-        unserved = frozenset(k for k, items in zip(kinds, lists, strict=True) if items is None)
-        pods, groups, composites, workloads, events = (items or () for items in lists)
-        return cls(namespace, pods, groups, composites, workloads, events, unserved)
-
     def missing_api(self, *resources: Resource) -> MissingAPIError | None:
         """The error naming the gates of those of ``resources`` the server does not serve."""
         missing = [
@@ -118,18 +106,6 @@ class Snapshot:
     def events_of(self, kind: str, name: str) -> Sequence[Obj]:
         """Events about the object, oldest first."""
         return sorted(self._events.get((kind, name), []), key=_event_time)
-
-
-async def _items(
-    transport: Transport, resource: Resource, namespace: str
-) -> tuple[Obj, ...] | None:
-    """The kind's objects; ``None`` when the server does not serve it (a feature gate is off)."""
-    try:
-        return (await read_listing(transport, resource, namespace)).items
-    except APIError as exc:
-        if exc.status == 404:
-            return None
-        raise
 
 
 def _event_time(event: Obj) -> str:

@@ -24,7 +24,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
-from ..cache.cache import AnyKind, Cache, CustomResource, resolve_kind
+from ..cache.cache import AnyKind, Cache, CacheSyncError, CustomResource, resolve_kind
 from ..metrics import (
     ACTIVE_WORKERS,
     MAX_CONCURRENT_RECONCILES,
@@ -222,16 +222,21 @@ class Controller:
             return
         queue.add(f"{namespace}/{meta.get('name') or ''}")
 
-    def _enqueue_all(self) -> None:
+    async def _enqueue_all(self) -> None:
         assert self._cache is not None
-        for obj in self._cache.list(self.kind, self.namespace):
+        try:
+            found = await self._cache.list(self.kind, self.namespace)
+        except CacheSyncError as exc:  # not followed now: the handlers queue what changes
+            _log.warning("controller %s: could not queue every object: %s", self.name, exc)
+            return
+        for obj in found:
             self._enqueue(obj)
 
     async def _resync(self) -> None:
         assert self.resync_period is not None
         while True:
             await asyncio.sleep(self.resync_period)
-            self._enqueue_all()
+            await self._enqueue_all()
 
     # -- the workers ----------------------------------------------------------------------------
 
@@ -241,7 +246,7 @@ class Controller:
             rate_limiter=self._rate_limiter, name=self.name if self.metrics else ""
         )
         self._queue = queue
-        self._enqueue_all()
+        await self._enqueue_all()
         loop = asyncio.get_running_loop()
         workers = [loop.create_task(self._work(queue)) for _ in range(self.workers)]
         resync = loop.create_task(self._resync()) if self.resync_period is not None else None
@@ -291,7 +296,12 @@ class Controller:
     async def _process(self, queue: WorkQueue[str], key: str) -> None:
         assert self._cache is not None
         namespace, _, name = key.partition("/")
-        obj = self._cache.get(self.kind, namespace, name)
+        try:
+            obj = await self._cache.get(self.kind, namespace, name)
+        except CacheSyncError as exc:  # the kind is not followed: retried with backoff
+            queue.add_rate_limited(key)
+            self._failed(key, exc, queue.num_requeues(key))
+            return
         if obj is None:  # gone: nothing to reconcile, and nothing to retry
             queue.forget(key)
             self._failing.pop(key, None)

@@ -104,9 +104,11 @@ class LeaderElection:
     before it stops leading; ``retry_period``: the wait between tries. Seconds; client-go's
     defaults for controllers (15, 10, 2). ``release_on_cancel``: a leader that stops (``lead()``
     returned or raised, or ``run()`` was cancelled) clears the holder so another takes over at
-    once, instead of after ``lease_duration``. ``on_new_leader`` is called with each new
-    holder observed (``""``: none). Requests go through the client's core (retries, counters,
-    credentials handling), each bounded by the time left.
+    once, instead of after ``lease_duration``. ``on_new_leader`` is called after a try that
+    observed a holder other than the last one it was told (client-go's ``OnNewLeader``): with
+    ``""`` when a candidate found the Lease released and did not take it in that try; a
+    replica's own release is not reported to it. Requests go through the client's core
+    (retries, counters, credentials handling), each bounded by the time left.
     """
 
     def __init__(
@@ -154,7 +156,7 @@ class LeaderElection:
         self._renewed_at = 0.0  # when the last successful write of ours was sent
         self._leading = False
         self._running = False
-        self._reported: str | None = None
+        self._reported = ""  # as client-go's reportedLeader: a first "" is not told
         self._status = LEADER_STATUS.labels(name)
 
     def __repr__(self) -> str:
@@ -248,9 +250,11 @@ class LeaderElection:
     async def _acquire(self) -> None:
         """Try every ``retry_period`` (with jitter) until the Lease is ours."""
         while True:
-            if await self._bounded(self._try_acquire_or_renew(), self.renew_deadline):
+            acquired = await self._bounded(self._try_acquire_or_renew(), self.renew_deadline)
+            self._report()
+            if acquired:
                 self._set_leading(True)
-                _log.info("%s became leader of Lease %s", self.identity, self._ref)
+                _log.info("%s became leader of %s", self.identity, self._ref)
                 return
             await asyncio.sleep(self.retry_period * (1 + random.random() * JITTER))
 
@@ -262,9 +266,11 @@ class LeaderElection:
                 left = self._renewed_at + self.renew_deadline - time.monotonic()
                 if left <= 0 or (self._observed and self._observed.holder != self.identity):
                     self._set_leading(False)
-                    _log.warning("%s stopped leading Lease %s", self.identity, self._ref)
+                    _log.warning("%s stopped leading %s", self.identity, self._ref)
                     return
-                if await self._bounded(self._try_acquire_or_renew(), left):
+                renewed = await self._bounded(self._try_acquire_or_renew(), left)
+                self._report()
+                if renewed:
                     break
                 await asyncio.sleep(min(self.retry_period, max(0.0, left)))
 
@@ -277,9 +283,9 @@ class LeaderElection:
         except LeaseUnavailableError:
             raise
         except TimeoutError:
-            _log.info("Lease %s: no answer within %.2fs", self._ref, seconds)
+            _log.info("%s: no answer within %.2fs", self._ref, seconds)
         except APIError as exc:
-            _log.info("Lease %s: %s", self._ref, exc.message)
+            _log.info("%s: %s", self._ref, exc.message)
             self._lease = None  # read it again before the next write
         return False
 
@@ -306,7 +312,7 @@ class LeaderElection:
             except APIError as exc:
                 if isinstance(exc, LeaseUnavailableError):
                     raise
-                _log.info("Lease %s: renewing failed (%s); reading it", self._ref, exc.message)
+                _log.info("%s: renewing failed (%s); reading it", self._ref, exc.message)
         current = await self._get()
         if current is None:
             await self._create(ours, sent)
@@ -332,14 +338,20 @@ class LeaderElection:
         if record != self._observed:
             self._observed = record
             self._observed_at = time.monotonic() if at is None else at
-        if record.holder != self._reported:
-            self._reported = record.holder
-            _log.info("Lease %s: the leader is now %r", self._ref, record.holder)
-            if self._on_new_leader is not None:
-                try:
-                    self._on_new_leader(record.holder)
-                except Exception:  # the election goes on whatever the callback does
-                    _log.exception("Lease %s: on_new_leader failed", self._ref)
+
+    def _report(self) -> None:
+        """After each try: tell ``on_new_leader`` of a holder other than the last told
+        (client-go's ``maybeReportTransition``; ``""``: the Lease was found released)."""
+        holder = self._observed.holder if self._observed is not None else None
+        if holder is None or holder == self._reported:
+            return
+        self._reported = holder
+        _log.info("%s: the leader is now %r", self._ref, holder)
+        if self._on_new_leader is not None:
+            try:
+                self._on_new_leader(holder)
+            except Exception:  # the election goes on whatever the callback does
+                _log.exception("%s: on_new_leader failed", self._ref)
 
     # -- requests -------------------------------------------------------------------------
 
@@ -382,7 +394,7 @@ class LeaderElection:
                 raise error from None
             self._lease = None
             if exc.status in (404, 409):  # someone else wrote (or deleted) it first
-                _log.info("Lease %s: %s", self._ref, exc.message)
+                _log.info("%s: %s", self._ref, exc.message)
                 return False
             raise
         self._wrote(checked_object(response, LEASES, self._ref, "updating"), record, sent)
@@ -407,7 +419,7 @@ class LeaderElection:
         released = _Record("", 1, now, now, self._observed.transitions)
         done = await self._write(released, time.monotonic())
         if done:
-            _log.info("%s released Lease %s", self.identity, self._ref)
+            _log.info("%s released %s", self.identity, self._ref)
         return done
 
     async def _release_if_asked(self) -> None:
@@ -418,7 +430,7 @@ class LeaderElection:
             async with asyncio.timeout(self.renew_deadline):
                 await self.release()
         except (APIError, TimeoutError) as exc:
-            _log.warning("Lease %s: could not release it: %s", self._ref, exc)
+            _log.warning("%s: could not release it: %s", self._ref, exc)
 
     def _path(self) -> str:
         return LEASES.path(self.namespace, self.name)

@@ -16,13 +16,12 @@ finishes the requests in flight; the metrics and probe servers stop last.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 import os
 import signal
 from collections.abc import Callable, Coroutine, Iterable
 from contextlib import suppress
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 from prometheus_client import CollectorRegistry
@@ -34,22 +33,10 @@ from .controller import Controller, Reconcile
 from .leader import LeaderElection, LostLeadershipError
 from .metrics_server import metrics_routes
 from .probes import Check, HealthCheckError, Probes
-from .servers import HTTPServer, parse_bind_address
+from .servers import HTTPServer, split_bind_address
 
-
-class WebhookServer(Protocol):
-    """What the manager uses of ``aio.controllers.webhooks.WebhookServer``."""
-
-    url: str | None
-    serving: bool
-
-    def add_validating_webhook(self, path: str, validate: Any) -> None: ...
-
-    def add_mutating_webhook(self, path: str, mutate: Any) -> None: ...
-
-    async def start(self) -> None: ...
-
-    async def stop(self) -> None: ...
+if TYPE_CHECKING:
+    from .webhooks import Mutate, Validate, WebhookServer
 
 
 __all__ = ["LEADER_ELECTION_TIMEOUT", "Manager", "Runnable"]
@@ -101,7 +88,10 @@ class Manager:
             (webhook_bind_address, "webhook_bind_address"),
         ):
             if address is not None:
-                parse_bind_address(address, parameter)
+                try:
+                    split_bind_address(address)
+                except ValueError as exc:
+                    raise ValueError(f"{parameter}: {exc}") from None
         if webhook_bind_address is not None and webhook_cert_dir is None:
             raise ValueError("webhook_cert_dir is required with webhook_bind_address")
         self.api_client = api_client
@@ -231,11 +221,11 @@ class Manager:
         """A readiness check at ``/readyz`` (and ``/readyz/<name>``), as ``add_healthz_check``."""
         self.probes.add_check("readyz", name, check)
 
-    def add_validating_webhook(self, path: str, validate: Any) -> None:
+    def add_validating_webhook(self, path: str, validate: Validate) -> None:
         """Serve a validating admission webhook at ``path`` on the webhook server."""
         self._webhook_server().add_validating_webhook(path, validate)
 
-    def add_mutating_webhook(self, path: str, mutate: Any) -> None:
+    def add_mutating_webhook(self, path: str, mutate: Mutate) -> None:
         """Serve a mutating admission webhook at ``path`` on the webhook server."""
         self._webhook_server().add_mutating_webhook(path, mutate)
 
@@ -243,8 +233,9 @@ class Manager:
         if self._webhooks is None:
             if self._webhook_address is None or self._webhook_cert_dir is None:
                 raise ValueError("no webhook server: give the Manager webhook_bind_address=")
-            webhooks = importlib.import_module(".webhooks", __package__)  # only when configured
-            self._webhooks = webhooks.WebhookServer(
+            from .webhooks import WebhookServer  # only when a webhook is configured
+
+            self._webhooks = WebhookServer(
                 self._webhook_address, self._webhook_cert_dir, registry=self.registry
             )
             self.probes.add_check("readyz", "webhook", self._webhook_serving)

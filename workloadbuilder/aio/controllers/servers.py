@@ -9,18 +9,17 @@ from __future__ import annotations
 
 from aiohttp import web
 
-__all__ = ["HTTPServer", "parse_bind_address"]
+__all__ = ["HTTPServer", "split_bind_address"]
 
 
-def parse_bind_address(address: str, what: str) -> tuple[str, int]:
-    """``(host, port)`` of ``"host:port"`` (``"[::1]:8080"`` for IPv6; ``":8080"`` is every
-    address); ``ValueError`` naming ``what`` when it is not one."""
+def split_bind_address(address: str) -> tuple[str, int]:
+    """``host:port`` (``[v6]:port``, ``:port`` for every address) as a host and a port."""
     host, sep, port = address.rpartition(":")
     if not sep or not port.isdigit() or int(port) > 65535:
-        raise ValueError(f"{what} must be host:port (port 0 takes a free one), got {address!r}")
-    if host.startswith("[") and host.endswith("]"):
-        host = host[1:-1]
-    return host or "0.0.0.0", int(port)
+        raise ValueError(
+            f"bind address {address!r} is not host:port (e.g. 0.0.0.0:9443, 127.0.0.1:0)"
+        )
+    return (host.strip("[]") or "0.0.0.0"), int(port)
 
 
 class HTTPServer:
@@ -30,7 +29,7 @@ class HTTPServer:
     def __init__(
         self, app: web.Application, bind_address: str, what: str, *, shutdown_timeout: float = 30.0
     ) -> None:
-        self.host, self.port = parse_bind_address(bind_address, what)
+        self.host, self.port = split_bind_address(bind_address)
         self.what = what
         self._app = app
         self._shutdown_timeout = shutdown_timeout

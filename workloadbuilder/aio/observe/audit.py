@@ -15,7 +15,7 @@ from workloadbuilder.runtime import check_pod_claims
 from ..cache.cache import Cache
 from ..cache.groups import condition, condition_type, group_resource
 from ..cache.members import active
-from ..cache.reader import Reader, reader_for
+from ..cache.reader import Reads, reader_for
 from ..cache.snapshot import Snapshot, name_of, pod_group_of
 from ..errors import APIError, ObjectRef
 from ..wire.queries import get_document
@@ -326,7 +326,7 @@ def _workload_ref(ref: ObjectRef, spec: Obj, workloads: Mapping[str, Obj]) -> It
 
 
 async def _controllers(
-    transport: Transport, reader: Reader, snapshot: Snapshot
+    transport: Transport, reader: Reads, snapshot: Snapshot
 ) -> AsyncIterator[Finding]:
     """Workloads whose ``spec.controllerRef`` names an object that does not exist."""
     ns = snapshot.namespace
@@ -354,7 +354,7 @@ async def _controllers(
 
 
 async def _exists(
-    transport: Transport, reader: Reader, resource: Resource, namespace: str, name: str
+    transport: Transport, reader: Reads, resource: Resource, namespace: str, name: str
 ) -> bool:
     """Whether the object exists: from the cache when it holds the kind, else a GET."""
     if reader.cached and resource == JOBS:

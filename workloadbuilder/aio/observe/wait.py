@@ -13,8 +13,7 @@ from workloadbuilder.api.scheduling_v1beta1 import PodGroup
 
 from ..cache.cache import Cache
 from ..cache.groups import GroupLike, condition, condition_type, group_ref, group_resource
-from ..cache.reader import CachedReader, cache_of
-from ..cache.snapshot import Snapshot
+from ..cache.reader import Reads, cache_of
 from ..errors import (
     APIError,
     MissingAPI,
@@ -119,7 +118,7 @@ async def wait_scheduled(
     transport = transport_for(api_client, retry)
     chosen = cache_of(api_client, cache)
     if chosen is not None:
-        return await _wait_cached(CachedReader(transport, chosen), ref, timeout)
+        return await _wait_cached(Reads(transport, chosen), ref, timeout)
     resource = group_resource(ref.kind)
     by_name = f"metadata.name={ref.name}"
     loop = asyncio.get_running_loop()
@@ -206,7 +205,7 @@ async def _verdict(
     ``None`` could not be read."""
     try:
         async with asyncio.timeout_at(deadline):
-            snapshot = await Snapshot.read(transport, ref.namespace)
+            snapshot = await Reads(transport).snapshot(ref.namespace)
     except TimeoutError:
         return None, None, TimeoutError("the API server did not answer before the deadline")
     except (APIError, MissingAPIError) as exc:
@@ -224,7 +223,7 @@ def _watch_error(ref: ObjectRef, status: Mapping[str, Any]) -> APIError:
 
 
 async def _wait_cached(
-    reader: CachedReader, ref: ObjectRef, timeout: float
+    reader: Reads, ref: ObjectRef, timeout: float
 ) -> PodGroup | CompositePodGroup:
     """``wait_scheduled`` on the cache: look at each change of the group's kind."""
     resource = group_resource(ref.kind)
@@ -232,9 +231,9 @@ async def _wait_cached(
     try:
         async with asyncio.timeout(timeout):
             while True:
-                informer = reader.cache.informer(resource.kind)
+                assert reader.cache is not None
                 latest = await reader.get(resource, ref.namespace, ref.name)
-                if informer.unserved:
+                if resource.kind in reader.cache.unserved:
                     missing = MissingAPI(
                         resource.group,
                         resource.version,
@@ -245,7 +244,7 @@ async def _wait_cached(
                     raise MissingAPIError([missing])
                 if latest is not None and _scheduled(ref, latest):
                     return _model(ref, latest)
-                await informer.changed()
+                await reader.cache.changed(resource.kind)
     except TimeoutError:
         unread: Exception | None = None
         try:

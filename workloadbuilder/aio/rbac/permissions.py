@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from ..access import Rule
 
@@ -99,13 +99,6 @@ _TABLE: Mapping[str, _Needs] = {
     "leader_election": {("coordination.k8s.io", "leases"): ("create", "get", "update")},
 }
 
-_ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
-    # the command line's commands, by what they call
-    "status": ("diagnose",),
-    "inspect": ("audit",),
-    "wait": ("wait_scheduled",),
-}
-
 VERBS: Final[tuple[str, ...]] = tuple(sorted(_TABLE))
 """The verbs ``required_rules`` knows (``reconcile-job`` is read as ``reconcile_job``)."""
 
@@ -151,27 +144,46 @@ class Permissions:
         return Permissions(self.verbs, self.rules[:index] + self.rules[index + 1 :], self.namespace)
 
 
-def _cache_needs(kinds: Iterable[str] | None) -> _Needs:
+class NamedResource(Protocol):
+    """A custom resource as its CRD names it (``aio.CustomResource``): its group and plural."""
+
+    @property
+    def group(self) -> str: ...
+
+    @property
+    def plural(self) -> str: ...
+
+
+def _cache_resource(kind: str | NamedResource) -> tuple[str, str] | None:
+    """``(apiGroup, resource)`` of a kind a cache holds: one of ``CacheKind``, a custom
+    resource, or its CRD's name ``<plural>.<group>``; ``None`` for anything else."""
+    if not isinstance(kind, str):
+        return (kind.group, kind.plural) if kind.group and kind.plural else None
+    if kind in _CACHE_RESOURCES:
+        return _CACHE_RESOURCES[kind]
+    plural, dot, group = kind.partition(".")
+    return (group, plural) if dot and plural and group and plural.islower() else None
+
+
+def _cache_needs(kinds: Iterable[str | NamedResource] | None) -> _Needs:
     if kinds is None:
         return _CACHED_KINDS
     chosen = tuple(kinds)
-    unknown = [k for k in chosen if k not in _CACHE_RESOURCES]
+    found = [_cache_resource(k) for k in chosen]
+    unknown = [str(k) for k, r in zip(chosen, found, strict=True) if r is None]
     if unknown or not chosen:
         raise ValueError(
-            f"cache kinds {unknown or '(none)'}: a cache holds {', '.join(_CACHE_RESOURCES)}"
+            f"cache kinds {unknown or '(none)'}: a cache holds {', '.join(_CACHE_RESOURCES)},"
+            " or a custom resource (aio.CustomResource, or its CRD's name <plural>.<group>,"
+            " e.g. trainingjobs.example.com)"
         )
-    return {_CACHE_RESOURCES[k]: _WATCH for k in chosen}
+    return {r: _WATCH for r in found if r is not None}
 
 
 def _canonical(verb: str) -> tuple[str, ...]:
     key = verb.strip().replace("-", "_")
-    if key in _ALIASES:
-        return _ALIASES[key]
     if key not in _TABLE:
-        raise ValueError(
-            f"unknown verb {verb!r}: known are {', '.join(VERBS)}"
-            f" (and the commands {', '.join(sorted(_ALIASES))})"
-        )
+        raise ValueError(f"unknown verb {verb!r}: known are {', '.join(VERBS)}")
     return (key,)
 
 
@@ -179,7 +191,7 @@ def required_rules(
     *verbs: str,
     namespace: str | None,
     controllers: Iterable[tuple[str, str]] = (),
-    cache_kinds: Iterable[str] | None = None,
+    cache_kinds: Iterable[str | NamedResource] | None = None,
 ) -> Permissions:
     """The RBAC rules that ``verbs`` (``"apply"``, ``"reconcile_job"``, ``"cache"``, ...) need.
 
@@ -188,7 +200,9 @@ def required_rules(
     ``(apiGroup, resource)`` of the controllers ``audit`` reads through Workloads'
     ``controllerRef`` (``batch/jobs`` is always included). ``cache_kinds`` narrows ``cache``
     to the kinds the cache follows (``aio.Cache(kinds=...)``, and those a helper given it
-    starts: ``delete`` starts ``"Pod"``); by default, every kind a cache can hold.
+    starts: ``delete`` starts ``"Pod"``), an ``aio.CustomResource`` (or its CRD's name,
+    ``trainingjobs.example.com``) read from its group and plural; by default, every kind
+    ``CacheKind`` names.
     """
     if not verbs:
         raise ValueError(f"name at least one verb: {', '.join(VERBS)}")

@@ -70,9 +70,10 @@ class Listing:
 
 
 async def list_documents(
-    transport: Transport, resource: Resource, namespace: str, *, label_selector: str = ""
+    transport: Transport, resource: Resource, namespace: str | None, *, label_selector: str = ""
 ) -> list[dict[str, Any]]:
-    """Every object of ``resource`` in ``namespace`` (read with ``limit``/``continue``)."""
+    """Every object of ``resource`` in ``namespace`` (``None``: every namespace), read with
+    ``limit``/``continue``."""
     listing = await read_listing(transport, resource, namespace, label_selector=label_selector)
     return list(listing.items)
 

@@ -1,5 +1,6 @@
 """The client core: requests through the user's configured ``ApiClient``, with the SDK's retry
-policy and timeouts, what discovery learned of the cluster, and counters.
+policy and timeouts, what discovery learned of the cluster, and counters. What is retried, and
+how long to wait, is ``retry``'s rule; ``RetryPolicy`` and ``default_retry`` are re-exported.
 
 Both kubernetes-asyncio's ``ApiClient`` and the official client's ``kubernetes.aio``
 ``ApiClient`` are accepted: their auth (tokens, exec plugins, client certificates), TLS and
@@ -9,27 +10,19 @@ a 201 is never lost and every error body is parsed here.
 
 from __future__ import annotations
 
-import asyncio
 import errno
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping, Sequence
-from contextlib import asynccontextmanager, contextmanager, suppress
-from contextvars import ContextVar
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import aiohttp
 import yarl
-from tenacity import (
-    AsyncRetrying,
-    RetryCallState,
-    retry_if_exception_type,
-    stop_after_attempt,
-    wait_exponential_jitter,
-)
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
 from ..errors import (
     APIError,
@@ -40,6 +33,15 @@ from ..errors import (
     excerpt,
 )
 from ..metrics import REQUEST_DURATION, REQUESTS_TOTAL
+from .retry import (
+    Retryable,
+    RetryPolicy,
+    WaitRetryAfter,
+    default_retry,
+    retry_after,
+    retryable_connection_error,
+    retryable_status,
+)
 
 __all__ = [
     "MAX_RESPONSE_BYTES",
@@ -66,60 +68,6 @@ kube-apiserver's 3 MiB limit on a request body, so any object and any page of a 
 (``limit=500``) of scheduling objects fits; a larger answer is a ``ResponseTooLargeError``."""
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How failures that are safe to retry are retried.
-
-    Safe: 429, 5xx, dropped connections and timeouts. Each wait is capped exponential backoff
-    with jitter (``initial_wait * 2**n`` plus up to ``jitter`` seconds, at most ``max_wait``),
-    and at least what the server's ``Retry-After`` asks (itself capped at ``max_retry_after``).
-    ``attempts`` counts every try of one request; ``request_timeout`` bounds each try
-    (seconds, the whole answer included; ``None``: unbounded), so a server that never answers
-    holds one call for at most about ``attempts * request_timeout`` plus the waits.
-
-    A connection that cannot be made (refused, a host name that does not resolve, no route) is
-    an ``UnreachableError`` at once, as client-go returns it: the address or the network is
-    wrong, and the caller's requeue is the place to try again. ``retry_unreachable=True``
-    retries it like a dropped connection (a server that is restarting).
-    """
-
-    attempts: int = 10
-    initial_wait: float = 0.05
-    max_wait: float = 5.0
-    jitter: float = 0.1
-    max_retry_after: float = 30.0
-    request_timeout: float | None = 30.0
-    retry_unreachable: bool = False
-
-    def __post_init__(self) -> None:
-        if self.attempts < 1:
-            raise ValueError(f"RetryPolicy.attempts must be at least 1, got {self.attempts}")
-        for name in ("initial_wait", "max_wait", "jitter", "max_retry_after"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"RetryPolicy.{name} must not be negative")
-        if self.request_timeout is not None and self.request_timeout <= 0:
-            raise ValueError("RetryPolicy.request_timeout must be positive (None: no timeout)")
-
-    @staticmethod
-    def current() -> RetryPolicy:
-        """The policy of calls given no ``retry=``: the one ``default_retry`` set, else the
-        defaults."""
-        return _DEFAULT_RETRY.get() or RetryPolicy()
-
-
-_DEFAULT_RETRY: ContextVar[RetryPolicy | None] = ContextVar("default_retry", default=None)
-
-
-@contextmanager
-def default_retry(policy: RetryPolicy) -> Iterator[None]:
-    """Within the block (and the tasks it starts), calls given no ``retry=`` use ``policy``."""
-    token = _DEFAULT_RETRY.set(policy)
-    try:
-        yield
-    finally:
-        _DEFAULT_RETRY.reset(token)
-
-
 class Response(NamedTuple):
     """A successful answer: HTTP status, headers, the decoded JSON body (``None`` if empty or
     not JSON) and the body's text."""
@@ -130,57 +78,12 @@ class Response(NamedTuple):
     text: str = ""
 
 
-class _Retryable(Exception):
-    """A failure worth another try; ``retry_after`` is the server's wish, if it said one."""
-
-    def __init__(
-        self,
-        description: str,
-        retry_after: float | None = None,
-        *,
-        status: int = 0,
-        status_body: Mapping[str, Any] | None = None,
-    ) -> None:
-        super().__init__(description)
-        self.description = description
-        self.retry_after = retry_after
-        self.status = status  # 0: no answer came (a dropped connection, a timeout)
-        self.status_body = dict(status_body or {})
-
-
-class _WaitRetryAfter:
-    """tenacity wait: the server's ``Retry-After`` when given, else capped backoff + jitter."""
-
-    def __init__(self, policy: RetryPolicy) -> None:
-        self._policy = policy
-        self._backoff = wait_exponential_jitter(
-            multiplier=policy.initial_wait, max=policy.max_wait, jitter=policy.jitter
-        )
-
-    def __call__(self, state: RetryCallState) -> float:
-        backoff = float(self._backoff(state))
-        exc = state.outcome.exception() if state.outcome else None
-        if isinstance(exc, _Retryable) and exc.retry_after is not None:
-            return max(min(exc.retry_after, self._policy.max_retry_after), backoff)
-        return backoff
-
-
-def _retry_after(headers: Mapping[str, str]) -> float | None:
-    value = headers.get("Retry-After")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        return None  # an HTTP date: fall back to backoff
-
-
 def _gave_up(
     method: str,
     path: str,
     attempts: int,
-    last: _Retryable,
-    answered: _Retryable | None,
+    last: Retryable,
+    answered: Retryable | None,
     target: ObjectRef | None,
 ) -> APIError:
     """The error once retries are spent: the last answer's status, reason and ``Status`` (as
@@ -207,12 +110,6 @@ def _safe_host(host: str) -> str:
     if parts.port:
         netloc += f":{parts.port}"
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-
-
-def _is_retryable_connection_error(exc: BaseException) -> bool:
-    if isinstance(exc, aiohttp.ClientSSLError | aiohttp.ServerFingerprintMismatch):
-        return False  # a certificate problem does not heal by retrying
-    return isinstance(exc, aiohttp.ClientConnectionError | asyncio.TimeoutError)
 
 
 def _unreachable(exc: aiohttp.ClientConnectorError, method: str, path: str) -> UnreachableError:
@@ -376,13 +273,13 @@ class Transport:
         """Send one request, retrying what is safe; raise ``APIError`` for any other failure."""
         try:  # the common case, without building a retry loop
             return await self._once(method, path, query, body, content_type, target)
-        except _Retryable as exc:
-            failure: _Retryable | None = exc
+        except Retryable as exc:
+            failure: Retryable | None = exc
             answered = exc if exc.status else None
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.retry.attempts),
-            wait=_WaitRetryAfter(self.retry),
-            retry=retry_if_exception_type(_Retryable),
+            wait=WaitRetryAfter(self.retry),
+            retry=retry_if_exception_type(Retryable),
             before_sleep=lambda state: self._before_sleep(method, path, state),
             reraise=True,
         )
@@ -394,10 +291,10 @@ class Transport:
                         raise first
                     try:
                         return await self._once(method, path, query, body, content_type, target)
-                    except _Retryable as exc:
+                    except Retryable as exc:
                         answered = exc if exc.status else answered
                         raise
-        except _Retryable as exc:
+        except Retryable as exc:
             raise _gave_up(method, path, self.retry.attempts, exc, answered, target) from None
         raise AssertionError("unreachable: tenacity either returns or raises")  # pragma: no cover
 
@@ -408,7 +305,7 @@ class Transport:
             "retrying %s %s after %s (attempt %d of %d, waiting %.2fs)",
             method,
             path,
-            exc.description if isinstance(exc, _Retryable) else type(exc).__name__,
+            exc.description if isinstance(exc, Retryable) else type(exc).__name__,
             state.attempt_number + 1,
             self.retry.attempts,
             state.upcoming_sleep,
@@ -442,9 +339,9 @@ class Transport:
             ):
                 if not self.retry.retry_unreachable:
                     raise _unreachable(exc, method, path) from None
-                raise _Retryable(f"{type(exc).__name__} talking to {self.host}") from None
-            if _is_retryable_connection_error(exc):
-                raise _Retryable(f"{type(exc).__name__} talking to {self.host}") from None
+                raise Retryable(f"{type(exc).__name__} talking to {self.host}") from None
+            if retryable_connection_error(exc):
+                raise Retryable(f"{type(exc).__name__} talking to {self.host}") from None
             if isinstance(exc, aiohttp.ClientError):
                 raise APIError(
                     f"{method} {path} to {self.host} failed: {type(exc).__name__}: {exc}",
@@ -463,11 +360,11 @@ class Transport:
         if 200 <= status < 300:
             return Response(status, resp_headers, parsed, text)
         found = parsed if isinstance(parsed, dict) else {}
-        if status == 429 or status >= 500:
+        if retryable_status(status):
             reason = found.get("message") or excerpt(text) or "no message"
-            raise _Retryable(
+            raise Retryable(
                 f"HTTP {status} ({reason})",
-                _retry_after(resp_headers),
+                retry_after(resp_headers),
                 status=status,
                 status_body=found,
             )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -52,6 +52,7 @@ async def watch_events(
     field_selector: str | None = None,
     label_selector: str | None = None,
     name: str | None = None,
+    opened: Callable[[], None] | None = None,
 ) -> AsyncGenerator[WatchEvent, None]:
     """Stream events after ``resource_version`` until the server ends the watch.
 
@@ -59,7 +60,7 @@ async def watch_events(
     error answer to the request itself is turned into an ``ERROR`` event carrying its
     ``Status``. A dropped connection ends the stream early: the caller resumes or relists.
     With ``name``, events about other objects (another name, namespace or kind) are skipped:
-    a field selector is not trusted.
+    a field selector is not trusted. ``opened()`` is called once the server accepts the watch.
     """
     query = [
         ("watch", "true"),
@@ -77,6 +78,8 @@ async def watch_events(
             if response.status != 200:
                 yield await _refused(response, path)
                 return
+            if opened is not None:
+                opened()
             while True:
                 try:
                     line = await response.content.readline()

@@ -11,7 +11,7 @@ from ...api import K8sModel
 from ...api.scheduling_v1beta1 import Workload
 from ..cache.cache import Cache, CacheIndex
 from ..cache.members import active
-from ..cache.reader import Reader, reader_for
+from ..cache.reader import Reads, reader_for
 from ..cache.snapshot import pod_group_of
 from ..errors import APIError, ObjectRef
 from ..wire.resources import (
@@ -94,7 +94,7 @@ def _held(ref: ObjectRef, body: Any, pods: Sequence[str]) -> Terminating | None:
     )
 
 
-async def _pods_by_group(reader: Reader, namespace: str) -> dict[str, list[str]]:
+async def _pods_by_group(reader: Reads, namespace: str) -> dict[str, list[str]]:
     """The active pods of ``namespace`` by the PodGroup they name, by name."""
     named: dict[str, list[str]] = {}
     for pod in await reader.list(PODS, namespace):
@@ -105,7 +105,7 @@ async def _pods_by_group(reader: Reader, namespace: str) -> dict[str, list[str]]
 
 
 async def _workload_members(
-    transport: Transport, reader: Reader, namespace: str, workload_name: str
+    transport: Transport, reader: Reads, namespace: str, workload_name: str
 ) -> list[dict[str, Any]]:
     """The Workload itself and every PodGroup/CompositePodGroup whose workloadRef names it."""
     members: list[dict[str, Any]] = [

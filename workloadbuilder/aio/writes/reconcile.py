@@ -19,7 +19,7 @@ from ...builder import Builder, BuildError
 from ...field import ErrorList
 from ...runtime import RuntimeObject, instantiate
 from ..cache.cache import Cache, CacheIndex
-from ..cache.reader import Reader, reader_for
+from ..cache.reader import Reads, reader_for
 from ..errors import APIError, ApplyError, ObjectRef, TakenNameError
 from ..wire.queries import get_document
 from ..wire.resources import (
@@ -30,6 +30,7 @@ from ..wire.resources import (
     ref_of,
     resource_of,
 )
+from ..wire.retry import CONFLICT_ROUNDS
 from ..wire.transport import RetryPolicy, Transport, transport_for
 from .apply import apply_documents, create_document
 from .drift import ImmutableChange, group_changes, workload_changes
@@ -49,7 +50,6 @@ from .resize import patch_spec, template_patch
 
 __all__ = ["ImmutableChange", "ReconcileResult", "held_why", "reconcile", "taken_name"]
 
-_ROUNDS = 5  # list-and-create rounds, as client-go's retry.DefaultRetry (5 steps)
 _MESSAGE_LIMIT = 1024  # what an events.k8s.io/v1 Event note holds
 
 
@@ -151,7 +151,7 @@ class _Reconciler:
     def __init__(
         self,
         transport: Transport,
-        reader: Reader,
+        reader: Reads,
         builder: Builder,
         field_manager: str,
         adopt: bool,
@@ -239,7 +239,7 @@ class _Reconciler:
         """
         name = str(desired["metadata"]["name"])
         taken: APIError | None = None
-        for _ in range(_ROUNDS):
+        for _ in range(CONFLICT_ROUNDS):
             listed = await self._workloads(name)
             mine = [w for w in listed if self._mine(w)]
             if len(mine) > 1:
@@ -384,7 +384,7 @@ class _Reconciler:
         foreign: list[ObjectRef] = []
         missing: list[dict[str, Any]] = []
         holders: dict[ObjectRef, dict[str, Any]] = {}
-        for _ in range(_ROUNDS):
+        for _ in range(CONFLICT_ROUNDS):
             existing = await self._existing_groups(list(desired))
             in_use, foreign, missing = {}, [], []
             orphans: list[dict[str, Any]] = []

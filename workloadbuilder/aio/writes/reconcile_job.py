@@ -16,7 +16,7 @@ from ...api.meta_v1 import OwnerReference
 from ...job import JobEvent, JobSchedulingDecision, decide_job_scheduling
 from ...naming import generate_pod_group_name, generate_workload_name
 from ..cache.cache import Cache, CacheIndex
-from ..cache.reader import Reader, reader_for
+from ..cache.reader import Reads, reader_for
 from ..errors import APIError, ApplyError, ObjectRef
 from ..wire.queries import get_document
 from ..wire.resources import POD_GROUPS, PODS, WORKLOADS, Resource, ref_of
@@ -72,7 +72,7 @@ def _parent_key(job: Any, namespace: str) -> str | None:
 
 
 class _JobSync:
-    def __init__(self, transport: Transport, reader: Reader, job: Any, field_manager: str) -> None:
+    def __init__(self, transport: Transport, reader: Reads, job: Any, field_manager: str) -> None:
         self.transport = transport
         self.reader = reader
         self.job = job
@@ -110,7 +110,7 @@ class _JobSync:
         listed = await self.reader.list(POD_GROUPS, self.namespace)
         pod_groups = [self.reader.model(POD_GROUPS, doc) for doc in listed]
         return decide_job_scheduling(
-            self.job, workloads, pod_groups, pods=pods, gate_enabled=gate_enabled
+            self.job, workloads, pod_groups, pods=pods, gate_enabled=gate_enabled, by_version=True
         )
 
     async def decide_cached(self, pods: Sequence[Any], gate_enabled: bool) -> JobSchedulingDecision:
@@ -129,7 +129,7 @@ class _JobSync:
             ]
         pod_groups = await self.reader.indexed(POD_GROUPS, ns, by_uid, uid, models=True)
         return decide_job_scheduling(
-            self.job, workloads, pod_groups, pods=pods, gate_enabled=gate_enabled
+            self.job, workloads, pod_groups, pods=pods, gate_enabled=gate_enabled, by_version=True
         )
 
     async def decide_by_name(
@@ -153,6 +153,7 @@ class _JobSync:
             [self.reader.model(POD_GROUPS, group)],
             pods=pods,
             gate_enabled=gate_enabled,
+            by_version=True,
         )
         if decision.workload is None or decision.pod_group is None:
             return None
@@ -298,10 +299,15 @@ async def reconcile_job(
     ``job-controller`` (the Job controller's).
 
     With a ``cache`` (or an ``aio.Client``'s), everything is read from it: a steady sync sends
-    no request at all. Its own creates are remembered until the cache observes them, and a
-    create answered ``AlreadyExists`` is read back live, so a cache that lags never makes a
-    second object or a second "created". Without one, the Job's Workload and PodGroup are read
-    by name (the namespace is listed only when one is missing).
+    no request at all, and compiles nothing: the decision of the versions it read last
+    (``decide_job_scheduling(..., by_version=True)``) is the answer while the Job, its
+    Workloads and PodGroups keep their uid and resourceVersion and whether it has pods does
+    not change. Pass the Job as the server holds it (what the cache holds is read-only):
+    a copy changed without a new resourceVersion is taken for the version it names. Its own
+    creates are remembered until the cache observes them, and a create answered
+    ``AlreadyExists`` is read back live, so a cache that lags never makes a second object or a
+    second "created". Without one, the Job's Workload and PodGroup are read by name (the
+    namespace is listed only when one is missing).
     """
     transport = transport_for(api_client, retry)
     reader = reader_for(api_client, cache, transport)

@@ -28,6 +28,7 @@ LIST_MAP_KEYS: dict[str, tuple[str, ...]] = {
     "volumes": ("name",),
     "volumeMounts": ("mountPath",),
     "ownerReferences": ("uid",),
+    "webhooks": ("name",),  # admissionregistration/v1 webhook configurations
 }
 
 

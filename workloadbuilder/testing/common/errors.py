@@ -11,7 +11,7 @@ class APIStatusError(Exception):
     """A request failed the way a Kubernetes API server fails it: ``status`` is the Status body."""
 
     def __init__(self, status: dict[str, Any]) -> None:
-        super().__init__(f"{status['code']} {status['reason']}: {status['message']}")
+        super().__init__(f"{status['code']} {status.get('reason', '')}: {status['message']}")
         self.status = status
 
     @property
@@ -22,7 +22,7 @@ class APIStatusError(Exception):
     @property
     def reason(self) -> str:
         """The machine-readable reason, e.g. ``Conflict`` or ``Invalid``."""
-        return str(self.status["reason"])
+        return str(self.status.get("reason", ""))
 
 
 def status_body(

@@ -12,6 +12,7 @@ __all__ = [
     "BUILT_IN_GROUPS",
     "DEFAULT_RESOURCES",
     "FEATURE_GATES",
+    "RBAC_RESOURCES",
     "SCHEDULING",
     "Registry",
     "ResourceType",
@@ -20,7 +21,10 @@ __all__ = [
 
 SCHEDULING = "scheduling.k8s.io"
 COORDINATION = "coordination.k8s.io"
-BUILT_IN_GROUPS = frozenset({"", "batch", SCHEDULING, COORDINATION})
+ADMISSION = "admissionregistration.k8s.io"
+RBAC = "rbac.authorization.k8s.io"
+APIEXTENSIONS = "apiextensions.k8s.io"
+BUILT_IN_GROUPS = frozenset({"", "batch", SCHEDULING, COORDINATION, ADMISSION, RBAC, APIEXTENSIONS})
 """The API groups of this server's built-in kinds."""
 
 
@@ -65,6 +69,15 @@ def _sched(version: str, kind: str, plural: str, *gates: str, status: bool) -> R
     )
 
 
+RBAC_RESOURCES: tuple[ResourceType, ...] = (
+    ResourceType(RBAC, "v1", "ClusterRoleBinding", "clusterrolebindings", namespaced=False),
+    ResourceType(RBAC, "v1", "ClusterRole", "clusterroles", namespaced=False),
+    ResourceType(RBAC, "v1", "RoleBinding", "rolebindings"),
+    ResourceType(RBAC, "v1", "Role", "roles"),
+)
+"""``rbac.authorization.k8s.io/v1``: served whatever the authorization mode, as by
+kube-apiserver (stored, validated and listed; enforced only under RBAC)."""
+
 DEFAULT_RESOURCES: tuple[ResourceType, ...] = (
     ResourceType(SCHEDULING, "v1", "PriorityClass", "priorityclasses", namespaced=False),
     _sched("v1beta1", "Workload", "workloads", status=False),
@@ -87,13 +100,28 @@ DEFAULT_RESOURCES: tuple[ResourceType, ...] = (
     ResourceType("", "v1", "Node", "nodes", namespaced=False, status=True),
     ResourceType(COORDINATION, "v1", "Lease", "leases"),
     ResourceType(
-        "apiextensions.k8s.io",
+        ADMISSION,
+        "v1",
+        "ValidatingWebhookConfiguration",
+        "validatingwebhookconfigurations",
+        namespaced=False,
+    ),
+    ResourceType(
+        ADMISSION,
+        "v1",
+        "MutatingWebhookConfiguration",
+        "mutatingwebhookconfigurations",
+        namespaced=False,
+    ),
+    ResourceType(
+        APIEXTENSIONS,
         "v1",
         "CustomResourceDefinition",
         "customresourcedefinitions",
         namespaced=False,
         status=True,
     ),
+    *RBAC_RESOURCES,
 )
 
 

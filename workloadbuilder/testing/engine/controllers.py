@@ -14,7 +14,7 @@ from workloadbuilder.testing import rules
 from workloadbuilder.testing.apply import managed
 from workloadbuilder.testing.apply.merge import copy_json
 from workloadbuilder.testing.common.resources import ResourceType
-from workloadbuilder.testing.engine.admission import NOT_READY_TAINT
+from workloadbuilder.testing.engine.admission.taint_nodes import NOT_READY_TAINT
 from workloadbuilder.testing.engine.objects import (
     NAMESPACES,
     POD_GROUPS,

@@ -74,6 +74,10 @@ SHAPES: dict[tuple[str, str], Shape] = {
     ("rbac.authorization.k8s.io", "ClusterRole"): {
         **_TYPED, "rules": [_RULE], "aggregationRule": {"clusterRoleSelectors": [_SELECTOR]},
     },
+    ("authentication.k8s.io", "SelfSubjectReview"): _OBJECT,
+    ("authorization.k8s.io", "SelfSubjectAccessReview"): {**_OBJECT, "spec": None},
+    ("authorization.k8s.io", "SelfSubjectRulesReview"): {**_OBJECT, "spec": None},
+    ("authorization.k8s.io", "SubjectAccessReview"): {**_OBJECT, "spec": None},
     ("rbac.authorization.k8s.io", "RoleBinding"): _BINDING,
     ("rbac.authorization.k8s.io", "ClusterRoleBinding"): _BINDING,
     ("", "Event"): {**_TYPED, **_any(

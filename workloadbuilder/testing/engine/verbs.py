@@ -19,11 +19,9 @@ from workloadbuilder.testing.apply.merge import (
 )
 from workloadbuilder.testing.common import errors
 from workloadbuilder.testing.common.resources import Registry, ResourceType
-from workloadbuilder.testing.engine import checks, grace
-from workloadbuilder.testing.engine.admission import admit_pod_update, admit_priority
+from workloadbuilder.testing.engine import admission, checks, grace
 from workloadbuilder.testing.engine.controllers import Controllers
 from workloadbuilder.testing.engine.objects import (
-    NAMESPACES,
     assign_name,
     deleted_status,
     finalizers_pending,
@@ -49,6 +47,7 @@ from workloadbuilder.testing.store.store import GroupResource, Name, Store, Stor
 
 __all__ = [
     "APPLY",
+    "DEFAULT_REQUESTER",
     "JSON_PATCH",
     "MERGE",
     "PATCH_TYPES",
@@ -71,6 +70,11 @@ _NO_VERSION = {
     "message": "Invalid value: 0x0: must be specified for an update",  # a uint64, as %#v
     "field": "metadata.resourceVersion",
 }
+DEFAULT_REQUESTER = {
+    "username": "kubernetes-admin",
+    "groups": ["system:masters", "system:authenticated"],
+}
+"""The ``userInfo`` of a request nobody authenticated: the kubeconfig's administrator."""
 OwnDelete = Callable[[ResourceType, str | None, str, bool, dict[str, Any] | None], "Result | None"]
 """A kind's own DELETE: ``(rt, namespace, name, dry_run, preconditions)`` to its answer."""
 
@@ -117,6 +121,19 @@ class Engine:
         self.field_checker = field_checker
         self.auto_create_namespaces = auto_create_namespaces
         self.controllers = Controllers(store, self)
+        self.requester: Callable[[], dict[str, Any]] = lambda: copy_json(DEFAULT_REQUESTER)
+        """The ``userInfo`` of the request being served (webhooks are sent it)."""
+        self.webhook_services: dict[str, str] = {}
+        """A webhook ``service`` (``"namespace/name"`` or ``"namespace/name:port"``) to the
+        loopback ``host:port`` serving it."""
+        self.admission = admission.default_chain(
+            registry,
+            store,
+            self._create_namespace,
+            auto_create_namespaces=auto_create_namespaces,
+            webhook_services=self.webhook_services,
+            user=lambda: self.requester(),
+        )
         self.own_deletes: dict[GroupResource, OwnDelete] = {}
         """Kinds whose registry answers a DELETE its own way, before anything is checked: the
         answer, or ``None`` to delete as usual."""
@@ -147,29 +164,12 @@ class Engine:
 
     # -- admission -------------------------------------------------------------------------
 
-    def _admit_namespace(self, rt: ResourceType, namespace: str | None) -> None:
-        """NamespaceLifecycle admission: a create needs its namespace (404 when missing).
-
-        With ``auto_create_namespaces`` the namespace is created instead. Without a served
-        ``namespaces`` resource there is nothing to check.
-        """
+    def _create_namespace(self, name: str) -> None:
+        """NamespaceAutoProvision's create of a missing namespace."""
         namespaces = self.registry.get("", "v1", "namespaces")
-        if not rt.namespaced or not namespace or namespaces is None:
-            return
-        if self.store.get(resource_of(namespaces), ("", namespace)) is not None:
-            return
-        if not self.auto_create_namespaces:
-            raise errors.not_found(namespaces, namespace)
-        body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
-        self.create(namespaces, None, body, WriteOptions(default_manager="kube-apiserver"))
-
-    def _check_namespace_active(self, rt: ResourceType, namespace: str | None, name: str) -> None:
-        """Nothing new in a namespace that is being deleted (403 ``NamespaceTerminating``)."""
-        if not rt.namespaced or not namespace:
-            return
-        ns = self.store.get(NAMESPACES, ("", namespace))
-        if ns is not None and ns.obj["metadata"].get("deletionTimestamp"):
-            raise errors.namespace_terminating(rt, name, namespace)
+        if namespaces is not None:
+            body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+            self.create(namespaces, None, body, WriteOptions(default_manager="kube-apiserver"))
 
     def _check_fields(
         self, rt: ResourceType, obj: dict[str, Any], opts: WriteOptions, *, apply: bool
@@ -239,12 +239,8 @@ class Engine:
         obj = checks.check_type(self.registry, rt, checks.decode_object(rt, body))
         meta = obj["metadata"]
         checks.check_namespace(rt, meta, namespace)
-        name = assign_name(rt, meta)
-        if not opts.dry_run or not self.auto_create_namespaces:
-            self._admit_namespace(rt, namespace)
-        self._check_namespace_active(rt, namespace, name)
-        if self.store.get(resource_of(rt), self._name(rt, namespace, name)) is not None:
-            raise errors.already_exists(rt, name)
+        generated = not meta.get("name")
+        assign_name(rt, meta)
         warnings = self._check_fields(rt, obj, opts, apply=False)
         stamp = fresh_metadata(meta)
         if rt.status and (rt.group, rt.kind) != ("", "Node"):
@@ -258,9 +254,8 @@ class Engine:
             managed.tracked_view(obj, ownership_scope(rt, "")),
             stamp,
         )
-        rules.admit(rt.group, rt.kind, obj)  # after the field manager, as admission runs
-        result = self._finish(rt, None, obj, entries, opts)
-        result.code, result.warnings = 201, warnings
+        result = self._finish(rt, None, obj, entries, opts, generated_name=generated)
+        result.code, result.warnings = 201, [*warnings, *result.warnings]
         return result
 
     def replace(
@@ -316,8 +311,8 @@ class Engine:
             managed.tracked_view(new, scope),
             now(),
         )
-        result = self._finish(rt, stored, new, entries, opts)
-        result.warnings = list(warnings)
+        result = self._finish(rt, stored, new, entries, opts, subresource)
+        result.warnings = [*warnings, *result.warnings]
         return result
 
     def patch(
@@ -400,9 +395,6 @@ class Engine:
         if stored is None:
             if subresource:
                 raise errors.not_found(rt, name)
-            if not opts.dry_run or not self.auto_create_namespaces:
-                self._admit_namespace(rt, namespace)
-            self._check_namespace_active(rt, namespace, name)
             live = new_object(rt, namespace, name, stamp)
             entries: managed.Entries = {}
         else:
@@ -418,10 +410,8 @@ class Engine:
             stamp,
         )
         self._apply_defaults(rt, merged, creating=stored is None)
-        if stored is None:
-            rules.admit(rt.group, rt.kind, merged)
-        result = self._finish(rt, stored, merged, entries, opts)
-        result.warnings = warnings
+        result = self._finish(rt, stored, merged, entries, opts, subresource)
+        result.warnings = [*warnings, *result.warnings]
         if stored is None:
             result.code = 201
         return result
@@ -433,20 +423,38 @@ class Engine:
         obj: dict[str, Any],
         entries: managed.Entries,
         opts: WriteOptions,
+        subresource: str = "",
+        *,
+        generated_name: bool = False,
     ) -> Result:
-        """Every write ends here: validate, skip a no-op, count the generation, then persist."""
-        rules.drop_disabled_fields(
-            rt.group, rt.kind, obj, stored.obj if stored else None, self.registry.gates
-        )
-        if stored is None:
-            admit_priority(self.store, rt, obj, self.registry.gates)
-        else:
-            admit_pod_update(rt, obj, stored.obj)
-        self._validate(rt, stored, obj)
+        """Every write ends here: admission and validation, skip a no-op, count the
+        generation, then persist. A create of a name in use is a 409 after the mutating
+        admission (as storage answers after it). ``generated_name``: the create's name
+        comes from ``generateName`` (admission sees none, as upstream's storage makes it)."""
+        old = stored.obj if stored else None
+        rules.drop_disabled_fields(rt.group, rt.kind, obj, old, self.registry.gates)
         meta = obj["metadata"]
+        attrs = admission.Attributes(
+            admission.UPDATE if stored else admission.CREATE,
+            rt,
+            _admitted_namespace(rt, meta.get("namespace"), meta.get("name", ""), stored),
+            "" if generated_name else meta.get("name", ""),
+            obj,
+            self.as_served(rt, old) if old is not None else None,
+            subresource,
+            opts.dry_run,
+            _write_options("UpdateOptions" if stored else "CreateOptions", opts),
+        )
+        self.admission.admit(attrs)
+        meta = obj["metadata"]  # a webhook's patch may have replaced it
+        key = self._name(rt, meta.get("namespace"), meta.get("name", ""))
+        if stored is None and self.store.get(resource_of(rt), key) is not None:
+            raise errors.already_exists(rt, meta.get("name", ""))
+        self._validate(rt, stored, obj)
+        self.admission.validate(attrs)
         if stored is not None:
             if self._unchanged(rt, stored, obj, entries):
-                return Result(200, self.as_served(rt, stored.obj))
+                return Result(200, self.as_served(rt, stored.obj), attrs.warnings)
             meta["resourceVersion"] = stored.obj["metadata"]["resourceVersion"]
         if tracks_generation(rt):
             meta["generation"] = generation(rt, obj, stored.obj if stored else None)
@@ -457,9 +465,9 @@ class Engine:
         if opts.dry_run:
             if stored is None:
                 obj["metadata"].pop("resourceVersion", None)
-            return Result(200, obj)
+            return Result(200, obj, attrs.warnings)
         self.persist(rt, Stored(obj, entries))
-        return Result(200, obj)
+        return Result(200, obj, attrs.warnings)
 
     def _validate(self, rt: ResourceType, stored: Stored | None, obj: dict[str, Any]) -> None:
         """The API server's rules on the final object (and the old one, on updates): else 422."""
@@ -529,6 +537,18 @@ class Engine:
         policy = propagation or "Background"
         stored = self._stored(rt, namespace, name)
         checks.check_delete_preconditions(rt, stored.obj["metadata"], preconditions or {})
+        attrs = admission.Attributes(
+            admission.DELETE,
+            rt,
+            _admitted_namespace(rt, namespace, name, stored),
+            name,
+            None,
+            self.as_served(rt, stored.obj),
+            dry_run=dry_run,
+            options=_delete_options(propagation, dry_run, preconditions, grace_period),
+        )
+        self.admission.admit(attrs)
+        self.admission.validate(attrs)
         obj = copy_json(self.as_served(rt, stored.obj))
         if policy == "Foreground" and FOREGROUND not in (obj["metadata"].get("finalizers") or []):
             # The owner stays, marked, until the garbage collector has removed its dependents.
@@ -615,6 +635,45 @@ class Engine:
         final["metadata"]["resourceVersion"] = str(self.store.next_rv())
         self.store.remove(resource, key, final)
         return final
+
+
+def _admitted_namespace(
+    rt: ResourceType, namespace: str | None, name: str, stored: Stored | None
+) -> str:
+    """The namespace admission is told: the object's, or for a Namespace that exists its own
+    name (kube-apiserver's ``RequestInfo`` of ``/api/v1/namespaces/<name>``)."""
+    if is_namespace(rt):
+        return name if stored is not None else ""
+    return (namespace or "") if rt.namespaced else ""
+
+
+def _write_options(kind: str, opts: WriteOptions) -> dict[str, Any]:
+    """The ``CreateOptions`` / ``UpdateOptions`` admission sees (a patch's, converted)."""
+    out: dict[str, Any] = {"kind": kind, "apiVersion": "meta.k8s.io/v1"}
+    if opts.dry_run:
+        out["dryRun"] = ["All"]
+    if opts.field_manager:
+        out["fieldManager"] = opts.field_manager
+    return out
+
+
+def _delete_options(
+    propagation: str | None,
+    dry_run: bool,
+    preconditions: dict[str, Any] | None,
+    grace_period: int | None,
+) -> dict[str, Any]:
+    """The ``DeleteOptions`` admission sees: what the request set."""
+    out: dict[str, Any] = {"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1"}
+    if grace_period is not None:
+        out["gracePeriodSeconds"] = grace_period
+    if preconditions:
+        out["preconditions"] = preconditions
+    if propagation:
+        out["propagationPolicy"] = propagation
+    if dry_run:
+        out["dryRun"] = ["All"]
+    return out
 
 
 def _rv(obj: dict[str, Any]) -> dict[str, Any]:

@@ -4,6 +4,12 @@ kube-apiserver's ``RequestInfoFactory`` derives them (``k8s.io/apiserver``
 ``list``, or ``watch`` with ``watch=true``; ``DELETE`` of a collection is ``deletecollection``),
 namespace, resource, subresource and name from the path; a list or watch whose field selector
 pins ``metadata.name`` names that object.
+
+The SDK has its own model of these attributes (``workloadbuilder.aio``, to name the rule a
+refused request lacks). The test server keeps this one on purpose: it stands in for the API
+server the SDK is tested against, so it shares none of the SDK's code (an import contract in
+``pyproject.toml`` keeps ``testing.rbac`` and ``testing.rules`` from importing
+``workloadbuilder.aio`` and ``workloadbuilder._gorender``).
 """
 
 from __future__ import annotations

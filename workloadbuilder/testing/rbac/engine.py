@@ -1,5 +1,6 @@
-"""The verbs of a server that authorizes with RBAC: every kind's verbs, plus escalation
-prevention on roles and bindings, the review APIs (answered, never stored) and the
+"""The verbs of a server that serves the RBAC API (in every authorization mode): every kind's
+verbs, plus escalation prevention on roles and bindings (when the request has an
+authenticated requester, i.e. under RBAC), the review APIs (answered, never stored) and the
 ClusterRole aggregation controller (an aggregated role's rules are the union of the rules of
 the ClusterRoles its selectors match, in name order, each rule once).
 """
@@ -19,6 +20,7 @@ from workloadbuilder.testing.rbac.authorizer import CLUSTER_ROLES, RBAC, RBACAut
 from workloadbuilder.testing.rbac.escalation import BINDING_KINDS, ROLE_KINDS, EscalationCheck
 from workloadbuilder.testing.rbac.identity import REQUESTER, UserInfo
 from workloadbuilder.testing.rbac.reviews import REVIEW_GROUPS, review
+from workloadbuilder.testing.store.selectors import matches_label_selector
 from workloadbuilder.testing.store.store import GroupResource, Name, Store, Stored
 
 AGGREGATOR: Final = WriteOptions(field_manager="clusterrole-aggregation-controller")
@@ -27,27 +29,6 @@ _SYSTEM: Final = UserInfo("system:apiserver", ("system:masters",))
 
 def _is_review(rt: ResourceType) -> bool:
     return rt.group in REVIEW_GROUPS
-
-
-def _matches(selector: Any, labels: dict[str, Any]) -> bool:
-    """A label selector (``matchLabels`` and ``matchExpressions``) against ``labels``."""
-    if not isinstance(selector, dict):
-        return False
-    for key, value in (selector.get("matchLabels") or {}).items():
-        if labels.get(key) != value:
-            return False
-    for req in selector.get("matchExpressions") or []:
-        key, op = req.get("key"), req.get("operator")
-        values = req.get("values") or []
-        if op == "In" and labels.get(key) not in values:
-            return False
-        if op == "NotIn" and key in labels and labels[key] in values:
-            return False
-        if op == "Exists" and key not in labels:
-            return False
-        if op == "DoesNotExist" and key in labels:
-            return False
-    return True
 
 
 class RBACEngine(CustomResourceEngine):
@@ -151,7 +132,7 @@ class RBACEngine(CustomResourceEngine):
                 if meta["name"] == stored.obj["metadata"]["name"]:
                     continue
                 labels = meta.get("labels") or {}
-                if not any(_matches(s, labels) for s in selectors):
+                if not any(matches_label_selector(s, labels) for s in selectors):
                     continue
                 wanted += [r for r in other.obj.get("rules") or [] if r not in wanted]
             if (stored.obj.get("rules") or []) == wanted:

@@ -7,7 +7,6 @@ with upstream's messages; ``rbac`` the RBAC kinds' defaults and validation.
 
 from .objects import (
     POD_GROUP_PROTECTION,
-    admit,
     apply_defaults,
     drop_disabled_fields,
     has_status_subresource,
@@ -16,7 +15,6 @@ from .objects import (
 
 __all__ = [
     "POD_GROUP_PROTECTION",
-    "admit",
     "apply_defaults",
     "drop_disabled_fields",
     "has_status_subresource",

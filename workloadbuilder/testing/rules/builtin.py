@@ -54,18 +54,50 @@ def _default_container(container: dict[str, Any]) -> None:
     _default(container, "resources", {})
 
 
+def _containers(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        container
+        for key in ("containers", "initContainers")
+        for container in items(spec.get(key))
+        if isinstance(container, dict)
+    ]
+
+
 def default_pod_spec(spec: dict[str, Any]) -> None:
-    """``SetDefaults_PodSpec`` and the container defaults."""
+    """``SetDefaults_PodSpec`` and the container defaults: what a pod template gets too."""
     _default(spec, "restartPolicy", "Always")
     _default(spec, "terminationGracePeriodSeconds", 30)
     _default(spec, "dnsPolicy", "ClusterFirst")
     _default(spec, "securityContext", {})
     _default(spec, "schedulerName", "default-scheduler")
+    for container in _containers(spec):
+        _default_container(container)
+
+
+def _default_pod_only(spec: dict[str, Any]) -> None:
+    """``SetDefaults_Pod``: what a Pod gets and a pod template does not (upstream keeps new
+    defaults out of ``SetDefaults_PodSpec`` so that templates stay as written): each
+    container's and init container's requests default to its limits, ``enableServiceLinks``
+    to true, and with ``hostNetwork`` each container port's ``hostPort`` to its
+    ``containerPort``."""
+    for container in _containers(spec):
+        resources = container.get("resources")
+        limits = resources.get("limits") if isinstance(resources, dict) else None
+        if isinstance(resources, dict) and isinstance(limits, dict) and limits:
+            requests = resources.get("requests")
+            requests = dict(requests) if isinstance(requests, dict) else {}
+            # a Go map: written in key order
+            resources["requests"] = dict(sorted({**limits, **requests}.items()))
     _default(spec, "enableServiceLinks", True)
-    for key in ("containers", "initContainers"):
-        for container in items(spec.get(key)):
-            if isinstance(container, dict):
-                _default_container(container)
+    if spec.get("hostNetwork") is True:
+        for container in _containers(spec):
+            for port in items(container.get("ports")):
+                if (
+                    isinstance(port, dict)
+                    and not port.get("hostPort")
+                    and port.get("containerPort")
+                ):
+                    port["hostPort"] = port["containerPort"]
 
 
 def _qos_class(spec: Obj) -> str:
@@ -89,6 +121,7 @@ def default_pod(obj: dict[str, Any], *, creating: bool) -> None:
     spec = obj.get("spec")
     if isinstance(spec, dict):
         default_pod_spec(spec)
+        _default_pod_only(spec)
     if creating:
         obj["status"] = {"phase": "Pending", "qosClass": _qos_class(mapping(spec))}
 

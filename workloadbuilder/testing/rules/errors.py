@@ -1,4 +1,11 @@
-"""Field errors as the API server renders them into ``Status.details.causes``."""
+"""Field errors as the API server renders them into ``Status.details.causes``.
+
+The SDK renders Go strings with its own escaper (``workloadbuilder._gorender``); the test
+server keeps ``go_quote`` here on purpose: it stands in for the API server the SDK is tested
+against, so it shares none of the SDK's code (an import contract in
+``pyproject.toml`` keeps ``testing.rbac`` and ``testing.rules`` from importing
+``workloadbuilder.aio`` and ``workloadbuilder._gorender``).
+"""
 
 from __future__ import annotations
 

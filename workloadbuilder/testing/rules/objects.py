@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from .admissionregistration import ADMISSION_GROUP, default_webhooks, validate_webhooks
 from .builtin import (
     default_job,
     default_namespace,
@@ -72,6 +73,8 @@ def apply_defaults(group: str, kind: str, obj: dict[str, Any], *, creating: bool
         obj.setdefault("preemptionPolicy", "PreemptLowerPriority")  # SetDefaults_PriorityClass
     elif group == RBAC_GROUP:
         default_rbac(kind, obj)
+    elif group == ADMISSION_GROUP:
+        default_webhooks(kind, obj)
     if group != SCHEDULING_GROUP or kind not in _DEFAULTED_GROUPS:
         return
     spec = obj.get("spec")
@@ -87,16 +90,6 @@ def drop_disabled_fields(
     """A strategy's ``PrepareForCreate``/``PrepareForUpdate``: fields of a disabled gate go."""
     if (group, kind) == ("batch", "Job"):
         drop_disabled_job_fields(obj, old, gates)
-
-
-def admit(group: str, kind: str, obj: dict[str, Any]) -> None:
-    """Mutating admission on create: PodGroupProtection adds its finalizer to a PodGroup."""
-    if (group, kind) != (SCHEDULING_GROUP, "PodGroup"):
-        return
-    meta = obj["metadata"]
-    finalizers = list(meta.get("finalizers") or [])
-    if POD_GROUP_PROTECTION not in finalizers:
-        meta["finalizers"] = [*finalizers, POD_GROUP_PROTECTION]
 
 
 def has_status_subresource(group: str, kind: str) -> bool:
@@ -155,6 +148,8 @@ def _kind_rules(
         return validate_lease(obj)
     if group == RBAC_GROUP:
         return validate_rbac(kind, obj, old)
+    if group == ADMISSION_GROUP:
+        return validate_webhooks(kind, obj, old)
     if group != SCHEDULING_GROUP or kind == "PriorityClass":
         return []
     errs: Errs = []

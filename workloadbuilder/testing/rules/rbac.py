@@ -56,7 +56,8 @@ def _rule(rule: Obj, namespaced: bool, path: str) -> Errs:
     return errs
 
 
-def _selector(selector: Obj, path: str) -> Errs:
+def validate_label_selector(selector: Obj, path: str) -> Errs:
+    """``ValidateLabelSelector`` (``metav1/validation``) of ``selector`` at ``path``."""
     errs: Errs = []
     for i, req in enumerate(items(selector.get("matchExpressions"))):
         at = index(child(path, "matchExpressions"), i)
@@ -93,7 +94,7 @@ def _role(kind: str, obj: Obj) -> Errs:
             detail = "at least one clusterRoleSelector required if aggregationRule is non-nil"
             errs.append(required(path, detail))
         for i, selector in enumerate(selectors):
-            errs += _selector(mapping(selector), index(path, i))
+            errs += validate_label_selector(mapping(selector), index(path, i))
     return errs
 
 

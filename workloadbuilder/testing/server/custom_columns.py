@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Any, Final
 
 from workloadbuilder.testing.common.custom_types import CustomResourceType
-from workloadbuilder.testing.server.tables import AGE, NAME, Column, human_duration
+from workloadbuilder.testing.server.columns import AGE, NAME, Column, human_duration
 
 _TOKEN: Final = re.compile(
     r"""\.\.?(?P<name>[^.\[\]]+)"""

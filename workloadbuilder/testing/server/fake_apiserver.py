@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
+import re
 import shutil
 import socket
 import ssl
@@ -19,10 +21,10 @@ from workloadbuilder.testing.apply.merge import copy_json
 from workloadbuilder.testing.common.errors import APIStatusError
 from workloadbuilder.testing.common.gates import DEFAULT_PRESET, resolve
 from workloadbuilder.testing.common.resources import DEFAULT_RESOURCES, Registry, ResourceType
-from workloadbuilder.testing.engine.custom_resources import CustomResourceEngine
 from workloadbuilder.testing.engine.unknown_fields import FieldChecker, model_unknown_fields
 from workloadbuilder.testing.engine.verbs import (
     APPLY,
+    DEFAULT_REQUESTER,
     JSON_PATCH,
     MERGE,
     STRATEGIC,
@@ -31,6 +33,7 @@ from workloadbuilder.testing.engine.verbs import (
 )
 from workloadbuilder.testing.rbac import bootstrap, kinds
 from workloadbuilder.testing.rbac.engine import RBACEngine
+from workloadbuilder.testing.rbac.identity import REQUESTER
 from workloadbuilder.testing.server import tls
 from workloadbuilder.testing.server.authn import Gate, Tokens
 from workloadbuilder.testing.server.faults import Faults, RecordedRequest
@@ -73,16 +76,26 @@ class FakeAPIServer:
     server; ``auto_create_namespaces=True`` creates the ``Namespace`` instead. ``port``
     fixes the port (0: a free one).
 
-    ``authorization="RBAC"`` authenticates and authorizes every request as kube-apiserver
-    with ``--authorization-mode=RBAC``: it serves ``rbac.authorization.k8s.io/v1`` (with the
-    bootstrap ClusterRoles and bindings) and the review APIs whatever ``resources`` and
-    ``group_versions`` say, maps the bearer tokens of :meth:`token_for` to their users (an
+    Roles, ClusterRoles and their bindings (``rbac.authorization.k8s.io/v1``) are served in
+    every mode, as by kube-apiserver: stored, validated, listed and aggregated, but enforced
+    only under RBAC. ``authorization="RBAC"`` authenticates and authorizes every request as
+    kube-apiserver with ``--authorization-mode=RBAC``: it serves ``rbac.authorization.k8s.io/v1``
+    (with the bootstrap ClusterRoles and bindings) and the review APIs whatever ``resources``
+    and ``group_versions`` say, maps the bearer tokens of :meth:`token_for` to their users (an
     unknown token is a 401, none is ``system:anonymous``), honours impersonation headers and
     refuses what no binding grants with the API server's 403. The kubeconfig names
     :attr:`secure_url` and carries an administrator's token (``system:masters``), as
     :meth:`api_client` does, so fixtures and kubectl can do anything; the in-process methods
     are never refused. The default ``"AlwaysAllow"`` lets every request in, whatever its
     credentials.
+
+    Admission webhooks configured with ``admissionregistration.k8s.io/v1``
+    ``ValidatingWebhookConfiguration`` and ``MutatingWebhookConfiguration`` objects are called
+    on create, update and delete, at loopback addresses only. ``webhook_services`` maps a
+    webhook's ``clientConfig.service`` (``"namespace/name"`` or ``"namespace/name:port"``) to
+    the loopback ``host:port`` that serves it (its certificate must name
+    ``<name>.<namespace>.svc``). The server waits for each webhook's answer, so a webhook must
+    not be served from the server's own event loop: run it in another thread or process.
     """
 
     def __init__(
@@ -99,6 +112,7 @@ class FakeAPIServer:
         auto_create_namespaces: bool = False,
         port: int = 0,
         authorization: str = "AlwaysAllow",
+        webhook_services: Mapping[str, str] | None = None,
     ) -> None:
         if authorization not in AUTHORIZATION_MODES:
             raise ValueError(
@@ -117,20 +131,17 @@ class FakeAPIServer:
                 group_versions = [*group_versions, *(rt.api_version for rt in kinds.SERVED)]
         self._registry = Registry(served, self.gates, group_versions, config.disabled_versions)
         self._store = Store(event_history)
-        engine = RBACEngine if rbac else CustomResourceEngine
-        self._engine = engine(
+        self._engine = RBACEngine(
             self._registry,
             self._store,
             field_checker,
             auto_create_namespaces=auto_create_namespaces,
         )
+        self._engine.webhook_services.update(webhook_services or {})
+        self._engine.requester = _requester
         self._tokens = Tokens()
         self._admin_token = self._tokens.issue(ADMIN, ["system:masters"]) if rbac else _AA_TOKEN
-        gate = (
-            Gate(self._tokens, self._engine.authorizer)
-            if isinstance(self._engine, RBACEngine)
-            else None
-        )
+        gate = Gate(self._tokens, self._engine.authorizer) if rbac else None
         self.faults = Faults()
         self.requests: list[RecordedRequest] = []
         self._handler = HTTPHandler(
@@ -173,8 +184,7 @@ class FakeAPIServer:
         if self._tls is None:
             config = _kubeconfig(self.url, "", self._admin_token)
         else:
-            authority = base64.b64encode((self._tmpdir / "serving.crt").read_bytes()).decode()
-            config = _kubeconfig(self.secure_url, authority, self._admin_token)
+            config = _kubeconfig(self.secure_url, self._authority(), self._admin_token)
         self.kubeconfig_path.write_text(config)
 
     async def restart(self, downtime: float = 0.0) -> None:
@@ -284,6 +294,31 @@ class FakeAPIServer:
         ``system:serviceaccounts`` and ``system:serviceaccounts:NS`` (the same token each
         time for the same user and groups)."""
         return self._tokens.issue(user, tuple(groups))
+
+    def kubeconfig_for(self, user: str, groups: Iterable[str] = ()) -> Path:
+        """A kubeconfig like :attr:`kubeconfig_path` that acts as ``user`` (in ``groups``)
+        with the token of :meth:`token_for`, so kubectl or any client runs as, say, a
+        ServiceAccount (``system:serviceaccount:NS:NAME``) instead of the administrator.
+        It is written beside :attr:`kubeconfig_path` and removed with it; only an RBAC
+        server has identities, the default one lets every request in whatever its token."""
+        if self.authorization != "RBAC":
+            raise RuntimeError(
+                "kubeconfig_for needs FakeAPIServer(authorization='RBAC'): the default server "
+                "lets every request in, whoever sends it"
+            )
+        config = self.kubeconfig_path
+        group_list = tuple(groups)
+        token = self.token_for(user, group_list)
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "-", user)
+        if group_list:
+            name += "-" + hashlib.sha256("\n".join(group_list).encode()).hexdigest()[:8]
+        path = config.with_name(f"kubeconfig-{name}")
+        path.write_text(_kubeconfig(self.secure_url, self._authority(), token))
+        return path
+
+    def _authority(self) -> str:
+        """The serving certificate, base64-encoded, as ``certificate-authority-data``."""
+        return base64.b64encode(self.kubeconfig_path.with_name("serving.crt").read_bytes()).decode()
 
     def api_client(self, user: str | None = None, groups: Iterable[str] = ()) -> ApiClient:
         """A kubernetes-asyncio ``ApiClient`` for this server; close it (``async with``).
@@ -485,6 +520,12 @@ def _name_of(obj: Mapping[str, Any]) -> str:
 def _namespace_of(obj: Mapping[str, Any]) -> str | None:
     namespace = (obj.get("metadata") or {}).get("namespace")
     return str(namespace) if namespace else None
+
+
+def _requester() -> dict[str, Any]:
+    """The ``userInfo`` webhooks are sent: the authenticated user, else the kubeconfig's."""
+    user = REQUESTER.get()
+    return copy_json(DEFAULT_REQUESTER) if user is None else user.to_dict()
 
 
 def _namespace(name: str) -> dict[str, Any]:

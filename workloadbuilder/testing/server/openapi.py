@@ -6,7 +6,8 @@ operation tagged ``x-kubernetes-action`` and ``x-kubernetes-group-version-kind``
 its query parameters (kubectl looks for ``fieldValidation`` on PATCH to decide that the
 server validates fields), and ``components.schemas`` from the pydantic models of
 ``workloadbuilder.api`` with the list-map extensions. Kinds the SDK does not model (Pod,
-Job, ...) get an open schema (``x-kubernetes-preserve-unknown-fields``) for spec and status.
+Job, Role, ...) get their top-level fields, each with an open schema
+(``x-kubernetes-preserve-unknown-fields``).
 ``/openapi/v2`` is the same in Swagger 2.0 form.
 """
 
@@ -23,11 +24,22 @@ from workloadbuilder.api import meta_v1
 from workloadbuilder.testing.apply.fieldset import LIST_MAP_KEYS
 from workloadbuilder.testing.common.custom_types import CustomResourceType
 from workloadbuilder.testing.common.resources import Registry, ResourceType
+from workloadbuilder.testing.engine import core_types, object_types
+from workloadbuilder.testing.engine.core_fields import SHAPES
 
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1."
 _MODULE_PREFIX = {"": "core", "scheduling.k8s.io": "scheduling"}
 _WRITE_PARAMS = ("dryRun", "fieldManager", "fieldValidation")
 _OPEN = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+_SCALARS: dict[str, dict[str, Any]] = {
+    object_types.STRING: {"type": "string"},
+    object_types.BOOL: {"type": "boolean"},
+    object_types.INT32: {"type": "integer", "format": "int32"},
+    object_types.INT64: {"type": "integer", "format": "int64"},
+    object_types.STRING_LIST: {"type": "array", "items": {"type": "string"}},
+    object_types.STRING_MAP: {"type": "object", "additionalProperties": {"type": "string"}},
+}
+"""OpenAPI schemas of the Go types of ``core_types``' tables that need no struct."""
 
 
 def schema_prefix(group: str, version: str) -> str:
@@ -109,8 +121,7 @@ def _kind_schemas(rt: ResourceType, ref_root: str) -> dict[str, Any]:
                     "apiVersion": {"type": "string"},
                     "kind": {"type": "string"},
                     "metadata": {"$ref": ref_root + _META + "ObjectMeta"},
-                    "spec": dict(_OPEN),
-                    "status": dict(_OPEN),
+                    **_open_fields(rt),
                 },
                 "x-kubernetes-group-version-kind": _gvk(rt),
             },
@@ -137,6 +148,30 @@ def _custom_schemas(rt: CustomResourceType, ref_root: str) -> dict[str, Any]:
     properties["metadata"] = {"$ref": ref_root + _META + "ObjectMeta"}
     top["x-kubernetes-group-version-kind"] = _gvk(rt)
     return {**_kind_schemas_meta(ref_root), schema_prefix(rt.group, rt.version) + rt.kind: top}
+
+
+def _open_fields(rt: ResourceType) -> dict[str, Any]:
+    """The top-level fields of a kind the SDK does not model, each with an open schema: the
+    known fields of ``fieldValidation`` (``core_fields``), else ``spec`` and ``status``."""
+    shape = SHAPES.get((rt.group, rt.kind))
+    if shape is None:
+        return {"spec": dict(_OPEN), "status": dict(_OPEN)}
+    go_types = core_types.KINDS.get((rt.group, rt.kind), ("", {}))[1]
+    out: dict[str, Any] = {}
+    for name, inner in shape.items():
+        if name in ("apiVersion", "kind", "metadata"):
+            continue
+        go_type = go_types.get(name)
+        scalar = _SCALARS.get(go_type) if isinstance(go_type, str) else None
+        if scalar is not None:
+            out[name] = copy.deepcopy(scalar)
+        elif isinstance(inner, list):
+            out[name] = {"type": "array", "items": dict(_OPEN)}
+        elif isinstance(inner, dict):
+            out[name] = dict(_OPEN)
+        else:
+            out[name] = {"x-kubernetes-preserve-unknown-fields": True}
+    return out
 
 
 def _kind_schemas_meta(ref_root: str) -> dict[str, Any]:

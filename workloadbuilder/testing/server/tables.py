@@ -16,62 +16,17 @@ from typing import Any
 
 from workloadbuilder.testing.common.custom_types import CustomResourceType
 from workloadbuilder.testing.common.resources import ResourceType
+from workloadbuilder.testing.server import custom_columns
 from workloadbuilder.testing.server import field_docs as docs
+from workloadbuilder.testing.server.columns import AGE, AGE_DOC, NAME, Column, human_duration
 
 Cell = str | int | bool
-Column = tuple[str, str, str, int, str]
-"""``(name, type, format, priority, description)``."""
-
-_NAME_DOC = (
-    "Name must be unique within a namespace. Is required when creating resources, although "
-    "some resources may allow a client to request the generation of an appropriate name "
-    "automatically. Name is primarily intended for creation idempotence and configuration "
-    "definition. Cannot be updated. More info: "
-    "https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names"
-)
-_AGE_DOC = (
-    "CreationTimestamp is a timestamp representing the server time when this object was "
-    "created. It is not guaranteed to be set in happens-before order across separate "
-    "operations. Clients may not set this value. It is represented in RFC3339 form and is in "
-    "UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: "
-    "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
-)
-NAME: Column = ("Name", "string", "name", 0, _NAME_DOC)
-AGE: Column = ("Age", "string", "", 0, _AGE_DOC)
 _NONE = "<none>"
+_WEBHOOKS_DOC = "Webhooks indicates the number of webhooks registered in this configuration"
 
 
 def _col(name: str, description: str, priority: int = 0, kind: str = "string") -> Column:
     return (name, kind, "", priority, description)
-
-
-def human_duration(seconds: float) -> str:
-    """apimachinery's ``duration.HumanDuration``: ``106s``, ``5m2s``, ``3h``, ``2d4h``, ..."""
-    whole = int(seconds)
-    if whole < -1:
-        return "<invalid>"
-    if whole < 0:
-        return "0s"
-    if whole < 120:
-        return f"{whole}s"
-    minutes = whole // 60
-    if minutes < 10:
-        return f"{minutes}m{whole % 60}s" if whole % 60 else f"{minutes}m"
-    if minutes < 180:
-        return f"{minutes}m"
-    hours = whole // 3600
-    if hours < 8:
-        return f"{hours}h{minutes % 60}m" if minutes % 60 else f"{hours}h"
-    if hours < 48:
-        return f"{hours}h"
-    if hours < 24 * 8:
-        return f"{hours // 24}d{hours % 24}h" if hours % 24 else f"{hours // 24}d"
-    if hours < 24 * 365 * 2:
-        return f"{hours // 24}d"
-    if hours < 24 * 365 * 8:
-        years, days = hours // 24 // 365, (hours // 24) % 365
-        return f"{years}y{days}d" if days else f"{years}y"
-    return f"{hours // 24 // 365}y"
 
 
 def _since(stamp: Any, now: datetime) -> str:
@@ -337,6 +292,14 @@ def _priority_class(obj: dict[str, Any], now: datetime) -> list[Cell]:
     ]
 
 
+def _webhook_configuration(obj: dict[str, Any], now: datetime) -> list[Cell]:
+    return [
+        _text(_get(obj, "metadata", "name"), ""),
+        len(_list(_get(obj, "webhooks"))),
+        _since(_get(obj, "metadata", "creationTimestamp"), now),
+    ]
+
+
 def _lease(obj: dict[str, Any], now: datetime) -> list[Cell]:
     return [
         _text(_get(obj, "metadata", "name"), ""),
@@ -505,17 +468,22 @@ _PRINTERS: dict[tuple[str, str], tuple[list[Column], Callable[..., list[Cell]]]]
         _priority_class,
     ),
     ("coordination.k8s.io", "leases"): ([NAME, _col("Holder", docs.LEASE_HOLDER), AGE], _lease),
+    **{
+        ("admissionregistration.k8s.io", plural): (
+            [NAME, _col("Webhooks", _WEBHOOKS_DOC, kind="integer"), AGE],
+            _webhook_configuration,
+        )
+        for plural in ("validatingwebhookconfigurations", "mutatingwebhookconfigurations")
+    },
 }
 _DEFAULT: tuple[list[Column], Callable[..., list[Cell]]] = (
-    [NAME, ("Created At", "date", "", 0, _AGE_DOC)],
+    [NAME, ("Created At", "date", "", 0, AGE_DOC)],
     _default,
 )
 
 
 def _printer(rt: ResourceType) -> tuple[list[Column], Callable[..., list[Any]]]:
     """The columns and row printer of ``rt`` (a custom resource's come from its definition)."""
-    from workloadbuilder.testing.server import custom_columns  # it builds on this module
-
     if isinstance(rt, CustomResourceType):
         return custom_columns.columns(rt), custom_columns.printer(rt)
     return _PRINTERS.get((rt.group, rt.plural), _DEFAULT)

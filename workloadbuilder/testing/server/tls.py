@@ -11,11 +11,13 @@ import datetime
 import ipaddress
 import os
 import ssl
+from collections.abc import Iterable
 from pathlib import Path
 
 
-def make_certificate(directory: Path) -> tuple[Path, Path]:
-    """Write ``serving.crt`` and ``serving.key`` (mode 0600) into ``directory``; their paths."""
+def make_certificate(directory: Path, names: Iterable[str] = ()) -> tuple[Path, Path]:
+    """Write ``serving.crt`` and ``serving.key`` (mode 0600) into ``directory``; their paths.
+    The certificate names ``127.0.0.1``, ``localhost`` and the DNS ``names``."""
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
@@ -34,7 +36,11 @@ def make_certificate(directory: Path) -> tuple[Path, Path]:
         .not_valid_after(now + datetime.timedelta(days=7))
         .add_extension(
             x509.SubjectAlternativeName(
-                [x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]
+                [
+                    x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
+                    x509.DNSName("localhost"),
+                    *(x509.DNSName(n) for n in names),
+                ]
             ),
             critical=False,
         )

@@ -6,6 +6,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
+from functools import cached_property
+from types import MappingProxyType
 from typing import Any
 
 from .quantity import parse_quantity
@@ -42,9 +44,14 @@ class SimNode:
             except ValueError as err:
                 raise ValueError(f"node {self.name!r}: allocatable {resource}: {err}") from None
 
+    @cached_property
+    def allocatable_values(self) -> Mapping[str, Fraction]:
+        """Allocatable resources as exact numbers, read once."""
+        return MappingProxyType({r: parse_quantity(q) for r, q in self.allocatable.items()})
+
     def capacity(self) -> Resources:
-        """Allocatable resources as exact numbers."""
-        return {r: parse_quantity(q) for r, q in self.allocatable.items()}
+        """Allocatable resources as exact numbers (a new dict the caller may change)."""
+        return dict(self.allocatable_values)
 
     def label(self, key: str) -> str | None:
         """The value of label ``key`` (hostname implied)."""
@@ -138,6 +145,9 @@ class PodInfo:
     deleting: str | None = None  # metadata.deletionTimestamp: terminating, still on its node
     nominated: str | None = None  # status.nominatedNodeName
     started: int | None = None  # status.startTime, in whole seconds since the epoch
+    # spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms
+    # (None: the pod has no required node affinity)
+    required_terms: tuple[Mapping[str, Any], ...] | None = None
 
     def start_key(self, now: int) -> tuple[int, int]:
         """``status.startTime`` as kube-scheduler compares it: a pod without one (not started
@@ -182,7 +192,18 @@ class PodInfo:
             deleting=meta.get("deletionTimestamp") or None,
             nominated=status.get("nominatedNodeName") or None,
             started=_seconds(status.get("startTime")),
+            required_terms=_required_terms(spec),
         )
+
+
+def _required_terms(spec: Mapping[str, Any]) -> tuple[Mapping[str, Any], ...] | None:
+    """The pod's required node affinity terms, or None when it has none."""
+    affinity = (spec.get("affinity") or {}).get("nodeAffinity") or {}
+    required = affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if not isinstance(required, Mapping):
+        return None
+    terms = required.get("nodeSelectorTerms") or []
+    return tuple(t for t in terms if isinstance(t, Mapping))
 
 
 def _seconds(stamp: Any) -> int | None:
@@ -213,17 +234,6 @@ def tolerates(tolerations: Sequence[Mapping[str, Any]], taint: Mapping[str, Any]
         if t.get("key") and (t.get("value") or "") == (taint.get("value") or ""):
             return True
     return False
-
-
-UNRESOLVABLE = frozenset(
-    {
-        "node(s) were unschedulable",
-        "node(s) had untolerated taint(s)",
-        "node(s) didn't match Pod's node affinity/selector",
-    }
-)
-"""Filter failures that evicting pods cannot fix: preemption is not helpful there."""
-_UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
 
 
 @dataclass
@@ -262,39 +272,3 @@ class Cluster:
         for r, q in requests.items():
             if r in free:
                 free[r] += q
-
-    def fits(self, node: SimNode, pod: PodInfo) -> bool:
-        """Whether ``pod`` matches the node's labels and fits its free capacity."""
-        return not self.misfit(node, pod)
-
-    def misfit(self, node: SimNode, pod: PodInfo) -> list[str]:
-        """Why ``pod`` does not fit ``node``, as the scheduler's filters say it (none: it fits).
-
-        The filters run in the scheduler's order and the first that fails speaks:
-        NodeUnschedulable, TaintToleration, NodeAffinity, then NodeResourcesFit.
-        """
-        if node.unschedulable and not tolerates(pod.tolerations, _UNSCHEDULABLE_TAINT):
-            return ["node(s) were unschedulable"]
-        if any(
-            t.get("effect") in ("NoSchedule", "NoExecute") and not tolerates(pod.tolerations, t)
-            for t in node.taints
-        ):
-            return ["node(s) had untolerated taint(s)"]
-        if any(node.label(k) != v for k, v in pod.node_selector.items()):
-            return ["node(s) didn't match Pod's node affinity/selector"]
-        free = self.free[node.name]
-        short = []
-        for r, q in sorted(pod.requests.items()):
-            if r == "pods":
-                if r in free and free[r] < q:
-                    short.append("Too many pods")
-            elif q > 0 and free.get(r, Fraction(0)) < q:
-                short.append(f"Insufficient {r}")
-        return short
-
-    def first_fit(self, pod: PodInfo, candidates: Sequence[SimNode]) -> str | None:
-        """The first candidate (in name order) ``pod`` fits on."""
-        for node in candidates:
-            if self.fits(node, pod):
-                return node.name
-        return None

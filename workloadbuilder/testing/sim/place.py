@@ -8,10 +8,11 @@ Rules (a model of the 1.37 kube-scheduler with its gang plugin):
   ``nominatedNodeName`` first); topology domains (placements) are tried in label-value order.
   No backtracking. A terminating pod still holds its node, and a nominated pod that waits for
   its victims reserves its node against the units tried after it (lower or equal priority).
-* A unit that does not fit preempts lower-priority pods as :mod:`.preempt` chooses them; the
-  victims are listed in the plan for the simulator to evict. A plain preemptor is nominated to
-  the victims' node. Gangs with a topology constraint, composites and basic groups do not
-  preempt (as the real scheduler: "not supported for pod groups with scheduling constraints").
+* A unit that does not fit preempts lower-priority pods as
+  :mod:`.plugins.default_preemption` chooses them; the victims are listed in the plan for the
+  simulator to evict. A plain preemptor is nominated to the victims' node. Gangs with a
+  topology constraint, composites and basic groups do not preempt (as the real scheduler:
+  "not supported for pod groups with scheduling constraints").
 * A gang waits (nothing is written) until enough members exist: ``minCount`` pods, or
   ``minGroupCount`` child groups that could each proceed. Then it binds only if the
   threshold is met by placements made together; otherwise its condition becomes False
@@ -26,46 +27,33 @@ What is written follows a real kube-scheduler (see ``docs/testing.md``): nothing
 waits for its members; ``PodScheduled=False``/``Unschedulable`` on every pending member that
 was tried (members that had a place get the gang plugin's "waiting for minCount" message,
 the others the node-fit message ``0/N nodes are available: ...``) and a ``FailedScheduling``
-event when that message changes (a gang with a topology constraint tries every placement but
-writes the outcome of the first one, so ``N`` counts that placement's nodes); a PodGroup
+event when that message changes (a gang with a topology constraint writes each placement's
+outcome in turn, so ``N`` counts that placement's nodes); a PodGroup
 condition with the "placements" message; on
 success ``PodScheduled=True`` without reason, a ``Scheduled`` event and an empty group message.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from . import preempt
+from . import framework
+from .framework import first_fit, nodes_message, post_filter_message
 from .groups import COMPOSITE, CONDITION_TYPES, POD_GROUP, Group, build_forest
+from .interface import Rejection
 from .model import Cluster, PodInfo, SimNode, is_active
+from .plugins import default_preemption as preemption
+from .plugins import gang_scheduling as gang
+from .plugins import topology_placement as topology
 
 SCHEDULED = "Scheduled"
 UNSCHEDULABLE = "Unschedulable"
 INVALID = "Invalid"
 NO_FIT = "no node fits: insufficient free resources or nodeSelector mismatch"
-WAITING_FOR_GANG: Final = (
-    "pod group is unschedulable, waiting for minCount pods from a gang to be scheduled,"
-    " one or more plugins asked to wait and no plugin rejected pod"
-)
-GANG_PREEMPTION: Final = (
-    "no new claims to deallocate, preemption: not eligible due to workload aware preemption enabled"
-)
-PLACEMENT_PREEMPTION: Final = (
-    "no new claims to deallocate, preemption: not eligible due to placement-based pod group"
-    " scheduling limitation"
-)
-NO_VICTIMS: Final = "No preemption victims found for incoming preemptor"
-NO_CLAIMS: Final = "no new claims to deallocate, "
-GROUP_PREEMPTING: Final = (
-    "0/1 placements are available, first placement status: pod group is unschedulable"
-)
-CONSTRAINED: Final = (
-    "workload aware preemption is not supported for pod groups with scheduling constraints"
-)
+GANG_PREEMPTION: Final = post_filter_message(preemption.WORKLOAD_AWARE)
+PLACEMENT_PREEMPTION: Final = post_filter_message(preemption.PLACEMENT_LIMITED)
 
 
 @dataclass(frozen=True)
@@ -116,6 +104,8 @@ class Plan:
     unschedulable: dict[str, list[PodWrite]] = field(default_factory=dict)
     preemptions: list[Preemption] = field(default_factory=list)
     nominations: dict[str, str] = field(default_factory=dict)  # pod key -> nominated node
+    # plain pod key -> why it was left unschedulable, for the queue's hints
+    rejections: dict[str, Rejection] = field(default_factory=dict)
 
 
 @dataclass
@@ -149,7 +139,7 @@ def plan(
     parked: Collection[str] = frozenset(),
 ) -> Plan:
     """Schedule everything pending once, given the current objects. ``parked``: plain pods
-    (``ns/name``) left unschedulable by an earlier pass with no cluster event since; they are
+    (``ns/name``) left unschedulable by an earlier pass, with no event since that may help; they are
     not tried again (nothing is written for them), but a nominated one keeps its node."""
     result = Plan()
     active = []
@@ -201,7 +191,7 @@ def _plain(
     pod: PodInfo, cluster: Cluster, result: Plan, context: _Context, parked: bool
 ) -> Cluster:
     nominated = [n for n in cluster.nodes if n.name == pod.nominated]
-    node = cluster.first_fit(pod, nominated) or cluster.first_fit(pod, cluster.nodes)
+    node = first_fit(cluster, pod, nominated) or first_fit(cluster, pod, cluster.nodes)
     if node is not None:
         cluster.take(node, pod.requests)
         result.binds[pod.key] = node
@@ -211,14 +201,21 @@ def _plain(
         if nominated:
             cluster.take(nominated[0].name, pod.requests)  # its nominated node stays reserved
         return cluster
-    fit = nodes_message(cluster, pod, cluster.nodes)
-    choice = preempt.for_pod(pod, cluster, context.occupying, context.claimed)
+    fit, rejected = framework.fit_error(cluster, pod, cluster.nodes)
+    choice = preemption.for_pod(
+        pod, cluster, context.occupying, context.claimed, framework.run_filters
+    )
     if isinstance(choice, str):
-        _unschedulable(result, pod, f"{fit} {NO_CLAIMS}preemption: {choice}")
-        if choice == preempt.TERMINATING and pod.nominated:
+        result.rejections[pod.key] = Rejection(pod.key, rejected)
+        _unschedulable(result, pod, f"{fit} {post_filter_message(choice)}")
+        if choice == preemption.TERMINATING and pod.nominated:
             cluster.take(pod.nominated, pod.requests)  # the nominated node stays reserved
         return cluster
     _unschedulable(result, pod, fit)  # the first attempt, which preempts, has no suffix
+    victims = frozenset(v.key for v in choice.victims)
+    # while its victims' eviction runs, the pod waits on DefaultPreemption too
+    waits = rejected | {preemption.NAME} if victims else rejected
+    result.rejections[pod.key] = Rejection(pod.key, waits, victims)
     result.nominations[pod.key] = choice.node
     cluster.take(choice.node, pod.requests)  # reserved against the units tried after it
     context.claimed.update(v.key for v in choice.victims)
@@ -229,49 +226,12 @@ def _plain(
     return cluster
 
 
-def _need(g: Group, top: bool) -> int:
-    """How many pods (or satisfiable children) the group needs placed now."""
-    if g.admitted:
-        return 0
-    threshold = g.threshold
-    if threshold is None:
-        return 0 if top else 1
-    return threshold
-
-
-def _ready(g: Group, top: bool) -> tuple[bool, str]:
-    """Whether enough members exist to try the group, and if not, what it waits for."""
-    need = _need(g, top)
-    if g.kind != COMPOSITE:
-        have = len(g.members)
-        return have >= need, f"waiting for pods: {have} of {need} required by minCount exist"
-    have = sum(_ready(c, False)[0] for c in g.children)
-    return have >= need, f"waiting for child groups: {have} of {need} have enough pods"
-
-
-def _domains(g: Group, candidates: Sequence[SimNode]) -> list[list[SimNode]]:
-    """Candidate node sets: one per topology domain (by label value), or all candidates."""
-    key = g.topology_key
-    if key is None:
-        return [list(candidates)]
-    values: dict[str, list[SimNode]] = {}
-    for node in candidates:
-        value = node.label(key)
-        if value is not None:
-            values.setdefault(value, []).append(node)
-    used = {
-        n.label(key) for n in candidates for d in g.walk() for p in d.members if p.node == n.name
-    }
-    used.discard(None)
-    return [values[v] for v in sorted(values) if not used or v in used]
-
-
 def _satisfy(
     g: Group, cluster: Cluster, candidates: Sequence[SimNode], top: bool
 ) -> _Placement | _Shortfall:
     """Place the group inside ``candidates``: a ``_Placement``, or the best ``_Shortfall``."""
-    need, best = _need(g, top), 0
-    domains = _domains(g, candidates)
+    need, best = gang.need(g, top), 0
+    domains = topology.placements(g, candidates)
     for domain in domains:
         trial, have = cluster.copy(), 0
         binds: list[tuple[PodInfo, str]] = []
@@ -287,7 +247,7 @@ def _satisfy(
             names = {n.name for n in domain}
             have = sum(1 for p in g.members if p.node in names)
             for pod in g.pending:
-                node = trial.first_fit(pod, domain)
+                node = first_fit(trial, pod, domain)
                 if node is not None:
                     trial.take(node, pod.requests)
                     binds.append((pod, node))
@@ -299,14 +259,18 @@ def _satisfy(
 
 
 def _schedule_root(root: Group, cluster: Cluster, result: Plan, context: _Context) -> Cluster:
-    ready, waiting = _ready(root, True)
+    ready, waiting = gang.ready(root, True)
     if not ready:
         _pend(root, result, waiting)
         return cluster
     outcome = _satisfy(root, cluster, cluster.nodes, True)
     if isinstance(outcome, _Shortfall):
         victims = _group_victims(root, cluster, context)
-        message = GROUP_PREEMPTING if victims is not None else _shortfall_message(root, outcome)
+        message = (
+            preemption.GROUP_PREEMPTING
+            if victims is not None
+            else _shortfall_message(root, outcome)
+        )
         _change(result, root, "False", UNSCHEDULABLE, message)
         _pend(root, result, f"{UNSCHEDULABLE}: {message}")
         _tried(root, cluster, result)
@@ -340,32 +304,27 @@ def _group_victims(root: Group, cluster: Cluster, context: _Context) -> list[Pod
     if root.kind != POD_GROUP or root.threshold is None or root.topology_key is not None:
         return None
     free = [p for p in context.occupying if p.key not in context.claimed or p.deleting]
-    return preempt.for_group(
+    return preemption.for_group(
         root,
         cluster,
         free,
         context.group_of,
         lambda trial: _assignment(_satisfy(root, trial, trial.nodes, True)),
+        framework.run_filters,
     )
 
 
-def _assignment(outcome: _Placement | _Shortfall) -> preempt.Assignment | None:
+def _assignment(outcome: _Placement | _Shortfall) -> preemption.Assignment | None:
     """Where a placement puts the gang's pods (None: it has no placement)."""
     return outcome.binds if isinstance(outcome, _Placement) else None
 
 
-def nodes_message(cluster: Cluster, pod: PodInfo, candidates: Sequence[SimNode]) -> str:
-    """The scheduler's fit error: ``0/N nodes are available: <count> <reason>, ....``"""
-    reasons: Counter[str] = Counter()
-    for node in candidates:
-        reasons.update(cluster.misfit(node, pod))
-    listed = ", ".join(sorted(f"{count} {reason}" for reason, count in reasons.items()))
-    return f"0/{len(candidates)} nodes are available: {listed}."
-
-
 def _unschedulable(result: Plan, pod: PodInfo, message: str) -> None:
-    """``PodScheduled=False``/``Unschedulable`` with ``message``; an event if it changed."""
+    """``PodScheduled=False``/``Unschedulable`` with ``message``; an event if it changed. A
+    retry of the same pass with the same outcome writes nothing more."""
     writes = result.unschedulable.setdefault(pod.key, [])
+    if writes and writes[-1].message == message:
+        return
     before = (writes[-1].status, writes[-1].reason, writes[-1].message) if writes else pod.scheduled
     writes.append(
         PodWrite("False", UNSCHEDULABLE, message, before != ("False", UNSCHEDULABLE, message))
@@ -375,20 +334,22 @@ def _unschedulable(result: Plan, pod: PodInfo, message: str) -> None:
 def _tried(root: Group, cluster: Cluster, result: Plan) -> None:
     """Every pending member of a gang that was tried: waiting (it had a place) or misfit.
 
-    With a topology constraint every placement is tried, but when none fits the scheduler
-    reports the pods' outcome in the first one only (its ``anyResult``), so a misfit counts the
-    nodes of that placement (``0/2 nodes are available: ...``), not the cluster's.
+    A gang that cannot be placed is retried at once, again and again (observed: a busy loop
+    until a cluster event), and each retry reports the pods' outcome in one placement (the
+    ``anyResult`` of the placement it ended with). One pass stands for those retries: with a
+    topology constraint, the outcome in each placement in turn (label-value order), so a misfit
+    counts that placement's nodes (``0/2 nodes are available: ...``), not the cluster's, and a
+    pod's message changes (with a new event) where two placements differ.
     """
-    placements = _domains(root, cluster.nodes) if root.topology_key else [list(cluster.nodes)]
     suffix = PLACEMENT_PREEMPTION if root.topology_key else GANG_PREEMPTION
-    for candidates in placements[:1]:
+    for candidates in topology.placements(root, cluster.nodes):
         trial = cluster.copy()
         for g in root.walk():
             for pod in g.pending:
-                node = trial.first_fit(pod, candidates)
+                node = first_fit(trial, pod, candidates)
                 if node is not None:
                     trial.take(node, pod.requests)
-                    _unschedulable(result, pod, WAITING_FOR_GANG)
+                    _unschedulable(result, pod, gang.WAITING_FOR_GANG)
                 else:
                     message = nodes_message(trial, pod, candidates)
                     _unschedulable(result, pod, f"{message} {suffix}")
@@ -415,7 +376,7 @@ def _shortfall_message(g: Group, shortfall: _Shortfall) -> str:
             f"only {shortfall.placed} of the {shortfall.needed} child groups required by "
             f"minGroupCount could be placed together{where}"
         )
-    why = CONSTRAINED if g.topology_key else NO_VICTIMS
+    why = preemption.CONSTRAINED if g.topology_key else preemption.NO_VICTIMS
     return (
         f"0/{shortfall.placements} placements are available, first placement status:"
         f" pod group is unschedulable, {why}"

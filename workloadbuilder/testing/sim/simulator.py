@@ -7,11 +7,12 @@ for the kubelet, marks them ``Running``; it writes ``PodScheduled`` and the grou
 ``...InitiallyScheduled`` conditions through ``/status``, and posts the scheduler's
 ``Scheduled`` / ``FailedScheduling`` / ``Preempted`` events. The placement itself is
 :func:`workloadbuilder.testing.sim.place.plan`, a pure function whose module docstring
-states the rules and what is written; victims are chosen by :mod:`.preempt`. A plain pod left
-unschedulable is tried again only after a cluster event that may help it (a Node changed, a
-pod removed from its node, the pod's spec changed) or five minutes on the simulator's clock,
-as :mod:`.queue` says; a new ``GangSimulator`` starts with an empty queue, as a restarted
-scheduler does.
+states the rules and what is written; the filters, gang rules and victims are the scheduler
+plugins of :mod:`.plugins`. A plain pod left unschedulable is tried again only after a cluster
+event that one of the plugins that rejected it says may help (a Node changed, a pod removed
+from its node, a victim of its preemption starting to terminate, the pod's spec changed) or
+five minutes on the simulator's clock, as :mod:`.queue` says; a new ``GangSimulator`` starts
+with an empty queue, as a restarted scheduler does.
 
 Nodes are the Node objects stored in the server. ``SimNode`` values given to the simulator
 (or, when the server has no Node at the first pass, :func:`default_nodes`) are created as
@@ -166,7 +167,7 @@ class GangSimulator:
             state, now = ClusterState.read(node_objects, pods), self.now()
             parked = self._pool.parked(state, pods, now)
             outcome = plan(nodes, pods, pod_groups, composites, parked)
-            self._pool.tried(state, pods, outcome.unschedulable, now)
+            self._pool.tried(state, pods, outcome.unschedulable, now, outcome.rejections)
             by_key = {_key(p): p for p in pods}
             for key, node in outcome.binds.items():
                 await _bind(http, by_key[key], node, outcome.nominations.get(key) == node)

@@ -89,3 +89,24 @@ def field_selector(selector: str | None) -> Predicate:
         return all((_lookup(obj, path) == value) != negate for path, negate, value in reqs)
 
     return match
+
+
+def matches_label_selector(selector: Any, labels: dict[str, Any]) -> bool:
+    """A label selector (``matchLabels`` and ``matchExpressions``) against ``labels``."""
+    if not isinstance(selector, dict):
+        return False
+    for key, value in (selector.get("matchLabels") or {}).items():
+        if labels.get(key) != value:
+            return False
+    for req in selector.get("matchExpressions") or []:
+        key, op = req.get("key"), req.get("operator")
+        values = req.get("values") or []
+        if op == "In" and labels.get(key) not in values:
+            return False
+        if op == "NotIn" and key in labels and labels[key] in values:
+            return False
+        if op == "Exists" and key not in labels:
+            return False
+        if op == "DoesNotExist" and key in labels:
+            return False
+    return True

@@ -1,6 +1,6 @@
-"""Admission on create: what the API server's Priority and TaintNodesByCondition plugins write.
+"""The Priority plugin (``plugin/pkg/admission/priority``): what it writes and refuses.
 
-Priority: a Pod gets ``spec.priority`` from the PriorityClass its ``spec.priorityClassName``
+On a create, a Pod gets ``spec.priority`` from the PriorityClass its ``spec.priorityClassName``
 names; naming none, the cluster's ``globalDefault`` class (whose name it then carries) or, with
 no such class, priority 0 and ``preemptionPolicy: PreemptLowerPriority``. ``spec.preemptionPolicy``
 comes from the class. A pod that sets a different ``priority`` or ``preemptionPolicy`` itself is
@@ -16,9 +16,6 @@ from the class, ``PreemptLowerPriority`` when the class sets none.
 On a Pod's update the plugin only keeps what it set: a ``spec.priority`` or
 ``spec.preemptionPolicy`` the update leaves out is the old pod's (so a PUT of the manifest
 that created the pod is no change to them).
-
-TaintNodesByCondition: a new Node gets the ``node.kubernetes.io/not-ready:NoSchedule`` taint,
-even when created with ``Ready`` True (observed); the node lifecycle stand-in removes it.
 """
 
 from __future__ import annotations
@@ -27,11 +24,11 @@ from typing import Any, Final
 
 from workloadbuilder.testing.common import errors
 from workloadbuilder.testing.common.resources import SCHEDULING, ResourceType
+from workloadbuilder.testing.engine.admission.attributes import CREATE, UPDATE, Attributes
 from workloadbuilder.testing.store.store import Store
 
 _GROUP_KINDS = frozenset({"PodGroup", "CompositePodGroup"})
 PREEMPT_LOWER: Final = "PreemptLowerPriority"
-NOT_READY_TAINT: Final = {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}
 _MIRROR = "kubernetes.io/config.mirror"
 _SYSTEM_CLASSES: Final = {
     "system-node-critical": 2000001000,
@@ -100,26 +97,10 @@ def _admit_pod(store: Store, rt: ResourceType, obj: dict[str, Any], spec: dict[s
     spec["preemptionPolicy"] = policy
 
 
-def _admit_node(obj: dict[str, Any]) -> None:
-    spec = obj.setdefault("spec", {})
-    if not isinstance(spec, dict):
-        return
-    given = spec.get("taints")
-    taints: list[Any] = given if isinstance(given, list) else []
-    if not any(
-        isinstance(t, dict) and (t.get("key"), t.get("effect")) == tuple(NOT_READY_TAINT.values())
-        for t in taints
-    ):
-        spec["taints"] = [*taints, dict(NOT_READY_TAINT)]
-
-
-def admit_priority(
+def _admit_create(
     store: Store, rt: ResourceType, obj: dict[str, Any], gates: frozenset[str]
 ) -> None:
-    """Mutating admission of a new object: priorities of Pods and groups, a new Node's taint."""
-    if (rt.group, rt.kind) == ("", "Node"):
-        _admit_node(obj)
-        return
+    """A new object's priority: Pods and groups."""
     spec = obj.get("spec")
     if not isinstance(spec, dict):
         return
@@ -134,9 +115,8 @@ def admit_priority(
         spec["preemptionPolicy"] = policy
 
 
-def admit_pod_update(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
-    """Priority admission of a Pod's update: a missing priority or preemption policy is the
-    old pod's (``plugin/pkg/admission/priority``)."""
+def _admit_pod_update(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any]) -> None:
+    """A Pod's update: a missing priority or preemption policy is the old pod's."""
     if (rt.group, rt.kind) != ("", "Pod"):
         return
     spec, old_spec = obj.get("spec"), old.get("spec")
@@ -145,3 +125,20 @@ def admit_pod_update(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any])
     for key in ("priority", "preemptionPolicy"):
         if spec.get(key) is None and old_spec.get(key) is not None:
             spec[key] = old_spec[key]
+
+
+class Priority:
+    """Resolves the priority of new Pods and groups; keeps a Pod's on its updates."""
+
+    name = "Priority"
+
+    def __init__(self, store: Store, gates: frozenset[str]) -> None:
+        self.store, self.gates = store, gates
+
+    def admit(self, attrs: Attributes) -> None:
+        if attrs.obj is None:
+            return
+        if attrs.operation == CREATE:
+            _admit_create(self.store, attrs.rt, attrs.obj, self.gates)
+        elif attrs.operation == UPDATE and attrs.old is not None:
+            _admit_pod_update(attrs.rt, attrs.obj, attrs.old)

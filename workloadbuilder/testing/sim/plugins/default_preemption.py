@@ -1,4 +1,5 @@
-"""Which pods a preemptor evicts, as kube-scheduler's two preemption paths choose them.
+"""DefaultPreemption (PostFilter): which pods a preemptor evicts, as kube-scheduler's two
+preemption paths choose them, and why a preemptor is not eligible.
 
 * A plain pod (DefaultPreemption, node by node): on each node where evicting could help, every
   pod of lower priority is removed, then added back in order of importance (``MoreImportantPod``:
@@ -28,16 +29,29 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, Final
 
-from .groups import Group
-from .model import UNRESOLVABLE, Cluster, PodInfo
+from ..groups import Group
+from ..interface import ASSIGNED_POD_TERMINATING, ClusterEvent, Filter, Rejection
+from ..model import Cluster, PodInfo, SimNode
 
+NAME: Final = "DefaultPreemption"
 NOT_HELPFUL: Final = "Preemption is not helpful for scheduling"
 NO_VICTIMS_FOR_POD: Final = "No preemption victims found for incoming pod"
 NEVER: Final = "not eligible due to preemptionPolicy=Never."
 TERMINATING: Final = "not eligible due to a terminating pod on the nominated node."
+WORKLOAD_AWARE: Final = "not eligible due to workload aware preemption enabled"
+"""A pod of a PodGroup: its group preempts, not the pod."""
+PLACEMENT_LIMITED: Final = "not eligible due to placement-based pod group scheduling limitation"
+"""A pod of a PodGroup with a topology constraint."""
+NO_VICTIMS: Final = "No preemption victims found for incoming preemptor"
+CONSTRAINED: Final = (
+    "workload aware preemption is not supported for pod groups with scheduling constraints"
+)
+GROUP_PREEMPTING: Final = (
+    "0/1 placements are available, first placement status: pod group is unschedulable"
+)
+"""A gang whose victims were chosen: its group condition while they go."""
 
 
 @dataclass(frozen=True)
@@ -57,19 +71,22 @@ def _importance(pod: PodInfo) -> tuple[int, tuple[int, int]]:
     return (-pod.priority, pod.start_key(_NOT_STARTED))
 
 
-def _exceeds_node(cluster: Cluster, node_name: str, pod: PodInfo) -> bool:
-    """A request larger than the node's allocatable: no eviction makes room."""
-    node = next(n for n in cluster.nodes if n.name == node_name)
-    total = node.capacity()
-    return any(
-        q > total.get(r, Fraction(0)) for r, q in pod.requests.items() if r != "pods" and q > 0
-    )
+def hint(event: ClusterEvent, rejection: Rejection) -> bool:
+    """While its preemption runs the preemptor is held (upstream's PreEnqueue,
+    ``IsPodRunningPreemption``); a victim's graceful deletion beginning, the last step of that
+    preemption, is the update that sends it back to be tried."""
+    return event.kind == ASSIGNED_POD_TERMINATING and event.key in rejection.victims
+
+
+def _fits(run: Filter, cluster: Cluster, node: SimNode, pod: PodInfo) -> bool:
+    return run(cluster, node, pod) is None
 
 
 def for_pod(
-    pod: PodInfo, cluster: Cluster, occupying: Sequence[PodInfo], claimed: set[str]
+    pod: PodInfo, cluster: Cluster, occupying: Sequence[PodInfo], claimed: set[str], run: Filter
 ) -> PodPreemption | str:
-    """Where a plain pod preempts and whom, or why it does not (the ``preemption:`` text)."""
+    """Where a plain pod preempts and whom, or why it does not (the ``preemption:`` text).
+    ``run`` is the profile's filter chain (upstream's framework handle)."""
     if not pod.preempts:
         return NEVER
     if pod.nominated and any(
@@ -79,8 +96,8 @@ def for_pod(
     statuses: Counter[str] = Counter()
     found: list[PodPreemption] = []
     for node in cluster.nodes:
-        reasons = cluster.misfit(node, pod)
-        if any(r in UNRESOLVABLE for r in reasons) or _exceeds_node(cluster, node.name, pod):
+        status = run(cluster, node, pod)
+        if status is not None and status.unresolvable:
             statuses[NOT_HELPFUL] += 1
             continue
         here = [p for p in occupying if p.node == node.name and p.key not in claimed]
@@ -92,13 +109,13 @@ def for_pod(
         trial = cluster.copy()
         for p in [*leaving, *lower]:
             trial.give(node.name, p.requests)
-        if not trial.fits(node, pod):
+        if not _fits(run, trial, node, pod):
             statuses[NO_VICTIMS_FOR_POD] += 1
             continue
         victims = []
         for p in lower:
             trial.take(node.name, p.requests)
-            if not trial.fits(node, pod):
+            if not _fits(run, trial, node, pod):
                 trial.give(node.name, p.requests)
                 victims.append(p)
         if not victims and not leaving:
@@ -154,12 +171,12 @@ class _Unit:
 Assignment = Sequence[tuple[PodInfo, str]]
 
 
-def _still_fits(cluster: Cluster, assignment: Assignment) -> bool:
+def _still_fits(cluster: Cluster, assignment: Assignment, run: Filter) -> bool:
     """Whether every pod of the gang's placement still fits on the node it was given."""
     trial = cluster.copy()
     nodes = {n.name: n for n in cluster.nodes}
     for pod, node in assignment:
-        if not trial.fits(nodes[node], pod):
+        if not _fits(run, trial, nodes[node], pod):
             return False
         trial.take(node, pod.requests)
     return True
@@ -171,6 +188,7 @@ def for_group(
     occupying: Sequence[PodInfo],
     group_of: Mapping[str, Group],
     place: Callable[[Cluster], Assignment | None],
+    run: Filter,
 ) -> list[PodInfo] | None:
     """The pods a gang evicts (those already terminating included), or None: no victims."""
     if not g.preempts:
@@ -202,7 +220,7 @@ def for_group(
             continue
         for p in unit.pods:
             trial.take(p.node or "", p.requests)
-        if not _still_fits(trial, assignment):
+        if not _still_fits(trial, assignment, run):
             for p in unit.pods:
                 trial.give(p.node or "", p.requests)
             victims += unit.pods

@@ -1,0 +1,46 @@
+"""What each command on the cluster sends, as the SDK verbs of ``aio.required_rules``.
+
+The one list of the commands ``workloadbuilder rbac`` takes: its help, its error for an
+unknown verb and docs/cli.md are read from :data:`COMMAND_VERBS`. (``workloadbuilder.aio``
+is imported only when the verbs are resolved: the offline commands start without it.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Final
+
+__all__ = ["COMMANDS", "COMMAND_VERBS", "sdk_verbs"]
+
+COMMAND_VERBS: Final[Mapping[str, tuple[str, ...]]] = {
+    "apply": ("preflight", "apply"),
+    "delete": ("read_object", "delete"),  # the Workload is read first: "not found" is an error
+    "diagnose": ("diagnose",),
+    "inspect": ("audit",),
+    "status": ("diagnose", "list_objects"),  # the Workload's groups are listed
+}
+"""Each command on the cluster and the SDK verbs it runs (a command's name wins over the
+SDK verb of the same name: it runs that verb and more)."""
+
+COMMANDS: Final[str] = ", ".join(COMMAND_VERBS)
+"""The commands, as the help and the errors list them."""
+
+
+def sdk_verbs(words: Iterable[str]) -> tuple[str, ...]:
+    """The SDK verbs that ``words`` (commands, or SDK verbs as ``aio.VERBS`` names them, with
+    ``-`` for ``_``) run; ``ValueError`` naming every known word for any other."""
+    from ..aio import VERBS
+
+    found: list[str] = []
+    for word in words:
+        key = word.strip()
+        if key in COMMAND_VERBS:
+            found.extend(COMMAND_VERBS[key])
+        elif key.replace("-", "_") in VERBS:
+            found.append(key.replace("-", "_"))
+        else:
+            sdk = ", ".join(v.replace("_", "-") for v in VERBS)
+            raise ValueError(
+                f"unknown verb {word!r}: give a command ({COMMANDS}) or an SDK verb ({sdk})"
+            )
+    return tuple(dict.fromkeys(found))
