@@ -13,6 +13,7 @@ import asyncio
 import logging
 import os
 import signal
+import ssl
 import subprocess
 import sys
 import textwrap
@@ -28,6 +29,7 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.registry import Collector
 from test_controller import NS, SCHEDULING, eventually, pod_group, server
 from test_metrics import leading
+from test_webhooks import UID, make_pair, review, validate_min_workers
 
 from workloadbuilder import aio
 from workloadbuilder.testing import FakeAPIServer
@@ -334,3 +336,36 @@ def test_run_until_signal_stops_gracefully(signum: int, tmp_path: Path) -> None:
         out, _ = proc.communicate(timeout=20)
     assert proc.returncode == 0
     assert out.splitlines() == ["stopped", "exited None"]
+
+
+async def test_webhooks_are_served_by_the_manager_and_part_of_readiness(tmp_path: Path) -> None:
+    registry = CollectorRegistry()
+    certs = make_pair(tmp_path / "certs")
+    manager = aio.Manager(
+        object(),
+        webhook_bind_address="127.0.0.1:0",
+        webhook_cert_dir=certs,
+        registry=registry,
+        **LOCAL,
+    )
+    manager.add_validating_webhook("/validate", validate_min_workers)
+    assert manager.webhook_url is None  # not listening before run()
+    async with running(manager):
+        await eventually(lambda: manager.webhook_url is not None)  # it starts after the probes
+        assert str(manager.webhook_url).startswith("https://127.0.0.1:")
+        status, _, text = await fetch(f"{manager.health_url}/readyz?verbose")
+        assert status == 200 and "[+]webhook ok\n" in text
+        code, answer = await post_review(manager, certs)
+        assert code == 200 and answer["response"]["uid"] == UID
+        _, _, text = await fetch(f"{manager.metrics_url}/metrics")
+        line = 'controller_runtime_webhook_requests_total{code="200",webhook="/validate"} 1.0'
+        assert line in text.splitlines()
+
+
+async def post_review(manager: aio.Manager, certs: Path) -> tuple[int, Any]:
+    context = ssl.create_default_context(cafile=str(certs / "tls.crt"))
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(f"{manager.webhook_url}/validate", json=review(), ssl=context) as resp,
+    ):
+        return resp.status, await resp.json()
