@@ -257,6 +257,21 @@ async def test_a_runnable_that_raises_stops_the_manager_with_its_error() -> None
         assert manager.health_url is None and not manager.cache.started
 
 
+async def test_a_leader_only_runnable_that_raises_stops_every_server() -> None:
+    async def fails() -> None:
+        await asyncio.sleep(0.1)
+        raise RuntimeError("the leader's runnable failed")
+
+    async with server() as srv, srv.api_client() as api:
+        election = aio.LeaderElection(api, "raising", NS, "me", **TIMES)
+        manager = aio.Manager(api, namespace=NS, leader_election=election, **LOCAL)
+        manager.add(fails)
+        with pytest.raises(RuntimeError, match="the leader's runnable failed"):
+            await manager.run()
+        assert manager.health_url is None and manager.metrics_url is None
+        assert holder(srv, "raising") == ""  # released on the way out
+
+
 async def test_liveness_fails_once_the_lease_went_unrenewed_while_believed_held() -> None:
     async with server() as srv, srv.api_client() as api:
         election = aio.LeaderElection(api, "stalled", NS, "me", **TIMES)

@@ -20,7 +20,6 @@ import logging
 import os
 import signal
 from collections.abc import Callable, Coroutine, Iterable
-from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
@@ -313,8 +312,9 @@ class Manager:
                 self._stop_leading.set()
                 if not self._leading:
                     elect.cancel()  # still standing: stop trying
-                with suppress(asyncio.CancelledError, LostLeadershipError):
-                    await elect
+                await asyncio.wait([elect])
+                if not elect.cancelled():
+                    elect.exception()  # its error, if any, is run()'s: not raised here
             if cache_started:
                 await self.cache.stop()
             if self._webhooks is not None:
