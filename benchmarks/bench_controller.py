@@ -12,7 +12,9 @@ PodGroup and, as the Job controller does, records a ``WorkloadCreated`` and a
 ``PodGroupCreated`` Event; the clock stops once every Job is reconciled and the controller
 and the cache are stopped. The baseline: 8 aiohttp workers POST the same Workload and
 PodGroup of each Job (their JSON made before the clock starts) and nothing else. Both go
-through a client made before the clock starts (ours: ``aio.new_client()``'s).
+through a client made before the clock starts (ours: ``aio.new_client()``'s). What the metrics
+add: the same cold start with ``metrics=False`` (the controller and its queue record nothing;
+the REST client's metrics, recorded for every request, are timed apart, per request).
 """
 
 from __future__ import annotations
@@ -20,11 +22,13 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import time
 from collections.abc import Awaitable, Iterator
 from contextlib import suppress
 from typing import Any
 
 import aiohttp
+from prometheus_client import REGISTRY
 
 import workloadbuilder as wb
 from benchmarks._harness import AsyncCase, Row, arguments, measure_async, print_table
@@ -33,6 +37,7 @@ from workloadbuilder.testing import FakeAPIServer
 
 WORKERS = 8
 OURS = "aio.Controller, kind Job, reconcile_job through the cache, 8 workers"
+NO_METRICS = "the same with metrics=False (no controller or work queue metrics)"
 BASELINE = "bare aiohttp loop POSTing each Job's Workload and PodGroup, 8 workers"
 WITH_EVENTS = "the same bare loop, also POSTing the two Events per Job"
 SCHEDULING = "/apis/scheduling.k8s.io/v1beta1/namespaces"
@@ -129,7 +134,7 @@ def objects_of(jobs: list[dict[str, Any]], *, events: bool = False) -> list[list
     return found
 
 
-async def cold_start(api: Any, namespace: str, count: int) -> None:
+async def cold_start(api: Any, namespace: str, count: int, *, metrics: bool = True) -> None:
     """Start a cache and a controller on ``namespace``; return once each Job is reconciled."""
     kinds: tuple[aio.CacheKind, ...] = ("Job", "Workload", "PodGroup", "Pod")
     async with aio.Cache(api, namespace=namespace, kinds=kinds) as cache:
@@ -144,7 +149,14 @@ async def cold_start(api: Any, namespace: str, count: int) -> None:
                 all_done.set()
 
         controller = aio.Controller(
-            api, "Job", reconcile, namespace=namespace, workers=WORKERS, cache=cache
+            api,
+            "Job",
+            reconcile,
+            namespace=namespace,
+            workers=WORKERS,
+            cache=cache,
+            name=f"bench-{'metrics' if metrics else 'none'}",
+            metrics=metrics,
         )
         running = asyncio.create_task(controller.run())
         done = asyncio.create_task(all_done.wait())
@@ -216,6 +228,7 @@ async def measure(count: int, repeats: int) -> dict[str, float]:
             return iter(made)
 
         ours_namespaces = prepared()
+        bare_namespaces = prepared()
         with_events = iter(
             [
                 objects_of(namespace_of_jobs(server, f"events-{i}", count), events=True)
@@ -230,6 +243,9 @@ async def measure(count: int, repeats: int) -> dict[str, float]:
             def ours() -> Awaitable[None]:
                 return cold_start(api, next(ours_namespaces), count)
 
+            def without_metrics() -> Awaitable[None]:
+                return cold_start(api, next(bare_namespaces), count, metrics=False)
+
             def baseline() -> Awaitable[None]:
                 return bare(session, next(bare_objects))
 
@@ -238,6 +254,7 @@ async def measure(count: int, repeats: int) -> dict[str, float]:
 
             cases: list[AsyncCase] = [
                 AsyncCase(OURS, ours),
+                AsyncCase(NO_METRICS, without_metrics),
                 AsyncCase(BASELINE, baseline),
                 AsyncCase(WITH_EVENTS, baseline_with_events),
             ]
@@ -253,7 +270,22 @@ async def measure(count: int, repeats: int) -> dict[str, float]:
                 for ns in ("cold-0", "bare-0")
             ]
             assert len(made[0]) == count and made[0] == made[1], plural
+        reconciled = REGISTRY.get_sample_value(
+            "controller_runtime_reconcile_total",
+            {"controller": "bench-metrics", "result": "success"},
+        )
+        assert reconciled == count * (repeats + 1), reconciled  # it did record: each Job once
+        medians["per request"] = per_request(api)
         return medians
+
+
+def per_request(api: Any, calls: int = 20000) -> float:
+    """Seconds the REST client's metrics add to one request (both series recorded)."""
+    transport = aio.Client(api, "bench").transport  # what every request runs: _observe
+    started = time.perf_counter()
+    for _ in range(calls):
+        transport._observe("POST", "201", started)
+    return (time.perf_counter() - started) / calls
 
 
 def main() -> None:
@@ -271,6 +303,15 @@ def main() -> None:
         ),
         Row(
             f"{OURS}: cold start of {args.jobs} Jobs",
+            NO_METRICS,
+            medians[NO_METRICS],
+            medians[OURS],
+            unit="s",
+            scale=1.0,
+            target=1.10,
+        ),
+        Row(
+            f"{OURS}: cold start of {args.jobs} Jobs",
             WITH_EVENTS,
             medians[WITH_EVENTS],
             medians[OURS],
@@ -284,7 +325,8 @@ def main() -> None:
         rows,
         note=(
             f"{per_job:.2f} ms a Job through aio.Controller ({2 * args.jobs} objects and"
-            f" {2 * args.jobs} Events POSTed); the bare loop POSTs the objects only."
+            f" {2 * args.jobs} Events POSTed); the bare loop POSTs the objects only. The REST"
+            f" client's metrics: {medians['per request'] * 1e6:.2f} µs a request."
         ),
     )
 

@@ -160,10 +160,16 @@ def test_the_documented_python_passes_mypy_strict(tmp_path: Path) -> None:
         joined = tmp_path / f"fragments_{page.removesuffix('.md')}.py"
         joined.write_text("\n".join(unmarked(page)))
         files.append(joined)
-    # the package as a user has it installed: its own modules are not the user's to fix
+    result = mypy_strict(files, tmp_path)
+    assert result.returncode == 0, result.stdout[-5000:]
+
+
+def mypy_strict(files: list[Path], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """``mypy --strict`` on ``files``, the package as a user has it installed: its own modules
+    are not the user's to fix."""
     config = tmp_path / "mypy.ini"
     config.write_text("[mypy]\n[mypy-workloadbuilder.*]\nignore_errors = True\n")
-    result = run(
+    return run(
         [
             sys.executable,
             "-m",
@@ -179,7 +185,16 @@ def test_the_documented_python_passes_mypy_strict(tmp_path: Path) -> None:
         tmp_path,
         MYPYPATH=str(ROOT),  # the package as installed (an editable install hides it from mypy)
     )
-    assert result.returncode == 0, result.stdout[-5000:]
+
+
+def page_files(page: str, tmp_path: Path) -> list[Path]:
+    """Each Python block of ``page`` as a file of its own."""
+    files = []
+    for i, code in enumerate(blocks(page)):
+        path = tmp_path / f"{page.removesuffix('.md')}_{i}.py"
+        path.write_text(code)
+        files.append(path)
+    return files
 
 
 def page_namespace(page: str) -> dict[str, Any]:

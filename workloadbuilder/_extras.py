@@ -7,9 +7,9 @@ from importlib.util import find_spec
 __all__ = ["EXTRAS", "missing_message", "require"]
 
 EXTRAS: dict[str, tuple[str, ...]] = {
-    "aio": ("kubernetes_asyncio", "aiohttp", "tenacity"),
+    "aio": ("kubernetes_asyncio", "aiohttp", "tenacity", "prometheus_client"),
     "testing": ("aiohttp", "kubernetes_asyncio"),
-    "cli": ("typer", "rich", "kubernetes_asyncio", "aiohttp", "tenacity"),
+    "cli": ("typer", "rich", "kubernetes_asyncio", "aiohttp", "tenacity", "prometheus_client"),
     "polyaxon": ("polyaxon",),
 }
 """Each extra of the package and the top-level modules it installs."""

@@ -6,8 +6,10 @@ Put the objects on a cluster and keep them right: ``preflight``, ``apply``, ``re
 ``list_objects``; read without a request through a ``Cache`` (shared informers); run
 controllers: ``Controller`` (a kind's objects reconciled on a work queue, driven by the cache's
 watch), ``WorkQueue`` (client-go's work queue) and ``LeaderElection`` (one leader among
-replicas, on a Lease). Requests go through the caller's configured ``ApiClient``; a ``Client``
-keeps one core (field manager, retry policy, discovery cache, counters) for all of them.
+replicas, on a Lease), all run together by a ``Manager`` (a shared cache, health probes,
+Prometheus metrics, graceful shutdown). Requests go through the caller's configured
+``ApiClient``; a ``Client`` keeps one core (field manager, retry policy, discovery cache,
+counters) for all of them.
 Install with ``pip install 'workloadbuilder[aio]'``.
 """
 
@@ -32,8 +34,10 @@ from .cache.reader import Reader
 from .client import Client
 from .config.loading import new_client
 from .controllers.admission import AdmissionRequest
-from .controllers.controller import Controller, Reconcile
+from .controllers.controller import Controller, Reconcile, Result
 from .controllers.leader import LeaderElection, LeaseUnavailableError, LostLeadershipError
+from .controllers.manager import Manager, Runnable
+from .controllers.probes import Check, HealthCheckError
 from .controllers.ratelimit import (
     BucketRateLimiter,
     ItemExponentialFailureRateLimiter,
@@ -90,6 +94,7 @@ __all__ = [
     "CacheIndex",
     "CacheKind",
     "CacheSyncError",
+    "Check",
     "Client",
     "Clock",
     "Controller",
@@ -104,6 +109,7 @@ __all__ = [
     "ForbiddenError",
     "GroupState",
     "Handler",
+    "HealthCheckError",
     "ImmutableChange",
     "IndexFunc",
     "InvalidObjectError",
@@ -113,6 +119,7 @@ __all__ = [
     "LeaseUnavailableError",
     "LoopClock",
     "LostLeadershipError",
+    "Manager",
     "MaxOfRateLimiter",
     "Member",
     "MemberProblem",
@@ -129,8 +136,10 @@ __all__ = [
     "ReconcileResult",
     "RequestAttributes",
     "ResponseTooLargeError",
+    "Result",
     "RetryPolicy",
     "Rule",
+    "Runnable",
     "SchedulingEvent",
     "SchedulingKind",
     "Severity",

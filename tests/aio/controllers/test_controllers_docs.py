@@ -6,9 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from test_docs_examples import blocks, run
+from test_docs_examples import blocks, mypy_strict, page_files, run
 
-ROOT = Path(__file__).resolve().parents[3]
 PAGE = "controllers.md"
 
 
@@ -29,16 +28,7 @@ def test_the_controller_program_runs_and_creates_a_gang_per_job(tmp_path: Path) 
 
 
 def test_every_block_passes_mypy_strict(tmp_path: Path) -> None:
-    found = blocks(PAGE)
-    assert len(found) >= 6
-    files = []
-    for i, code in enumerate(found):
-        path = tmp_path / f"controllers_{i}.py"
-        path.write_text(code)
-        files.append(str(path))
-    config = tmp_path / "mypy.ini"
-    config.write_text("[mypy]\n[mypy-workloadbuilder.*]\nignore_errors = True\n")
-    args = [sys.executable, "-m", "mypy", "--strict", "--config-file", str(config)]
-    args += ["--no-incremental", "--cache-dir", str(tmp_path / ".mypy"), *files]
-    result = run(args, tmp_path, MYPYPATH=str(ROOT))
+    files = page_files(PAGE, tmp_path)
+    assert len(files) >= 6
+    result = mypy_strict(files, tmp_path)
     assert result.returncode == 0, result.stdout[-5000:]

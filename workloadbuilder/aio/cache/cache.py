@@ -242,6 +242,11 @@ class Cache:
             raise _not_synced(late, f"the cache did not sync within {timeout:g}s") from None
 
     @property
+    def unsynced(self) -> frozenset[str]:
+        """The started kinds that have not listed yet (a readiness probe's question)."""
+        return frozenset(k for k, i in self._informers.items() if not i.synced.is_set())
+
+    @property
     def healthy(self) -> bool:
         """Whether every kind has listed and is being followed (no list or watch failing)."""
         return all(i.synced.is_set() and i.problem is None for i in self._informers.values())

@@ -18,12 +18,14 @@ import asyncio
 import inspect
 import logging
 import random
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import aclosing, suppress
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import APIError, error_from_status
+from ..metrics import CACHE_WATCH_RESTARTS, track_informer
 from ..wire.queries import read_listing
 from ..wire.resources import Resource
 from ..wire.retry import Backoff, retryable_status
@@ -110,6 +112,9 @@ class Informer:
         self.problem_status = 0
         self.failing_since: float | None = None
         self.relists = 0
+        self.listed_at = 0.0
+        """When the kind was last listed in full (``time.time()``; 0: not yet)."""
+        self._restarts = CACHE_WATCH_RESTARTS.labels(resource.kind)
         self.backoff = Backoff()
         """The wait after each failed list or watch (client-go's reflector backoff)."""
         self._watch_refused = False
@@ -123,15 +128,21 @@ class Informer:
     def kind(self) -> str:
         return self.resource.kind
 
+    def __len__(self) -> int:
+        """The objects held."""
+        return len(self.indexer)
+
     def start(self) -> None:
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._run())
+            track_informer(self, True)
             for listener in self._listeners:
                 listener.start()
 
     async def stop(self) -> None:
         tasks = [t for t in (self._task, *(lst.task for lst in self._listeners)) if t]
         self._task = None
+        track_informer(self, False)
         for listener in self._listeners:
             listener.task = None
         for task in tasks:
@@ -208,19 +219,25 @@ class Informer:
                 await self.backoff.wait()
                 continue
             self.unserved = False
+            self.listed_at = time.time()
             self._replace(list(listing.items))
             if not self._watch_refused:  # else followed only once a watch is
                 self._ok()
             self.synced.set()
             self._wake()
             await self._follow(listing.resource_version)
+            self._restarts.inc()  # the watch ended: a new list, then a new watch
             self.relists += 1
 
     async def _follow(self, version: str) -> None:
         """Watch from ``version``, resuming after each end, until a list is needed again."""
         quick_ends = 0
         loop = asyncio.get_running_loop()
+        resumed = False
         while True:
+            if resumed:  # the last watch ended: this one resumes from its resourceVersion
+                self._restarts.inc()
+            resumed = True
             started = loop.time()
             timeout = round(self.watch_timeout * (1 + random.random()))
             seen = False

@@ -5,31 +5,66 @@ As a client-go controller: the cache's handlers queue each changed object's
 ``reconcile(obj)`` with the object as the cache holds it at that moment. A key is queued once
 however often it changes meanwhile, and handed to one worker at a time. A reconcile that raises
 is queued again after its key's backoff (the queue's rate limiter) while other keys proceed;
-one that returns resets that backoff. Every ``resync_period`` every cached key is queued again
-(client-go's resync). Cancelling ``run()`` shuts the queue down and lets in-flight reconciles
-finish (at most ``drain_timeout`` seconds).
+one that returns resets that backoff, unless it returns a ``Result`` asking to be queued
+again (controller-runtime's ``Result{Requeue, RequeueAfter}``). Every ``resync_period`` every
+cached key is queued again (client-go's resync). Cancelling ``run()`` shuts the queue down
+and lets in-flight reconciles finish (at most ``drain_timeout`` seconds). Each reconcile is
+counted in controller-runtime's metrics (``controller_runtime_reconcile_total{controller,
+result}`` and the rest, label ``controller``: the controller's name), its queue in client-go's
+(label ``name``: the same).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import suppress
+from dataclasses import dataclass
 from typing import Any
 
 from ..cache.cache import AnyKind, Cache, CacheSyncError, CustomResource, resolve_kind
+from ..metrics import (
+    ACTIVE_WORKERS,
+    MAX_CONCURRENT_RECONCILES,
+    RECONCILE_ERRORS,
+    RECONCILE_TIME,
+    RECONCILE_TOTAL,
+    scrape_gauge,
+)
 from .leader import LeaderElection, LostLeadershipError
 from .ratelimit import RateLimiter
 from .workqueue import WorkQueue, WorkQueueShutDown
 
-__all__ = ["Controller", "Reconcile"]
+__all__ = ["Controller", "Reconcile", "Result"]
 
 _log = logging.getLogger("workloadbuilder.aio")
 
-Reconcile = Callable[[dict[str, Any]], Awaitable[object]]
+
+@dataclass(frozen=True)
+class Result:
+    """What a reconcile may return to be queued again, as controller-runtime's ``Result``.
+
+    ``Result(requeue_after=30)``: reconcile the object again in 30 seconds (its backoff is
+    reset; a change meanwhile reconciles it sooner), counted as ``requeue_after``.
+    ``Result(requeue=True)``: again after the key's backoff, as a failure would be but without
+    an error, counted as ``requeue``. ``requeue_after`` wins when both are set. Returning
+    ``None`` (or ``Result()``) is a success; raising is an ``error``, retried with backoff.
+    """
+
+    requeue: bool = False
+    requeue_after: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.requeue_after < 0:
+            raise ValueError(f"Result.requeue_after must not be negative, got {self.requeue_after}")
+
+
+Reconcile = Callable[[dict[str, Any]], Awaitable[Result | None]]
 """``await reconcile(obj)``: bring the world in line with ``obj`` (its JSON, read-only, as
-the cache holds it); raise to be retried with backoff. What it returns is ignored."""
+the cache holds it); raise to be retried with backoff, return a ``Result`` to be queued
+again; anything else it returns counts as success."""
 
 DEFAULT_RESYNC_PERIOD = 10 * 3600.0
 """controller-runtime's default ``SyncPeriod``: every cached object reconciled again."""
@@ -53,7 +88,8 @@ class Controller:
     again. ``rate_limiter``: the queue's (default: client-go's controller rate limiter).
     ``resync_period``: seconds between resyncs (``None``: none); ``sync_timeout``: how long
     ``run()`` waits for the kind to list; ``drain_timeout``: how long a stop waits for the
-    reconciles in flight; ``name``: in logs (default: the kind's).
+    reconciles in flight; ``name``: in logs and the metrics' labels (default: the kind's);
+    ``metrics=False`` records none (nor its queue's).
     """
 
     def __init__(
@@ -71,6 +107,7 @@ class Controller:
         sync_timeout: float = 120.0,
         drain_timeout: float = 30.0,
         name: str = "",
+        metrics: bool = True,
     ) -> None:
         resolve_kind(kind)  # a kind no cache can hold fails here, not in run()
         if workers < 1:
@@ -95,6 +132,17 @@ class Controller:
         self._queue: WorkQueue[str] | None = None
         self._failing: dict[str, str] = {}  # key -> the error last logged for it
         self._running = False
+        self._active = 0  # reconciles running now
+        self.metrics = metrics
+        if metrics:
+            self._outcomes = {
+                result: RECONCILE_TOTAL.labels(self.name, result)
+                for result in ("success", "error", "requeue", "requeue_after")
+            }
+            self._errors = RECONCILE_ERRORS.labels(self.name)
+            self._took = RECONCILE_TIME.labels(self.name)
+            MAX_CONCURRENT_RECONCILES.labels(self.name).set(workers)
+            scrape_gauge(ACTIVE_WORKERS, (self.name,), lambda: self._active)
 
     def __repr__(self) -> str:
         where = self.namespace if self.namespace is not None else "every namespace"
@@ -194,7 +242,9 @@ class Controller:
 
     async def _lead(self) -> None:
         """Reconcile until cancelled: a queue of every cached key, fed by the handlers."""
-        queue: WorkQueue[str] = WorkQueue(rate_limiter=self._rate_limiter, name=self.name)
+        queue: WorkQueue[str] = WorkQueue(
+            rate_limiter=self._rate_limiter, name=self.name if self.metrics else ""
+        )
         self._queue = queue
         await self._enqueue_all()
         loop = asyncio.get_running_loop()
@@ -256,22 +306,44 @@ class Controller:
             queue.forget(key)
             self._failing.pop(key, None)
             return
+        self._active += 1
+        started = time.perf_counter()
         try:
-            await self._reconcile(obj)
+            outcome = await self._reconcile(obj)
         except Exception as exc:  # retried with the key's backoff; other keys go on
+            self._count("error", started)
             queue.add_rate_limited(key)
             self._failed(key, exc, queue.num_requeues(key))
-        else:
-            retries = queue.num_requeues(key)
+            return
+        finally:
+            self._active -= 1
+        retries = queue.num_requeues(key)
+        if isinstance(outcome, Result) and outcome.requeue_after > 0:
+            self._count("requeue_after", started)
             queue.forget(key)
-            if self._failing.pop(key, None) is not None:
-                _log.info(
-                    "controller %s: %s reconciled after %d retr%s",
-                    self.name,
-                    key,
-                    retries,
-                    "y" if retries == 1 else "ies",
-                )
+            queue.add_after(key, outcome.requeue_after)
+        elif isinstance(outcome, Result) and outcome.requeue:
+            self._count("requeue", started)
+            queue.add_rate_limited(key)
+        else:
+            self._count("success", started)
+            queue.forget(key)
+        if self._failing.pop(key, None) is not None:
+            _log.info(
+                "controller %s: %s reconciled after %d retr%s",
+                self.name,
+                key,
+                retries,
+                "y" if retries == 1 else "ies",
+            )
+
+    def _count(self, result: str, started: float) -> None:
+        """controller-runtime's metrics of one reconcile that ended with ``result``."""
+        if self.metrics:
+            self._took.observe(time.perf_counter() - started)
+            self._outcomes[result].inc()
+            if result == "error":
+                self._errors.inc()
 
     def _failed(self, key: str, exc: Exception, retries: int) -> None:
         said = f"{type(exc).__name__}: {exc}"

@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from typing import Any, NamedTuple, TypeVar
 
 from ..errors import APIError, ObjectRef
+from ..metrics import LEADER_STATUS
 from ..wire.answers import checked_object
 from ..wire.resources import Resource
 from ..wire.transport import RetryPolicy, Transport, transport_for
@@ -156,6 +157,7 @@ class LeaderElection:
         self._leading = False
         self._running = False
         self._reported = ""  # as client-go's reportedLeader: a first "" is not told
+        self._status = LEADER_STATUS.labels(name)
 
     def __repr__(self) -> str:
         return (
@@ -167,6 +169,24 @@ class LeaderElection:
     def is_leader(self) -> bool:
         """Whether this replica leads now (``lead()`` runs)."""
         return self._leading
+
+    def _set_leading(self, leading: bool) -> None:
+        self._leading = leading
+        self._status.set(1.0 if leading else 0.0)
+
+    def check(self, max_tolerable_expired_lease: float = 20.0) -> str | None:
+        """Why this replica is unhealthy, or ``None``: client-go's ``LeaderElector.Check``.
+
+        While the Lease last observed names this replica as holder, the replica is unhealthy
+        once that record has not been renewed for ``lease_duration`` plus
+        ``max_tolerable_expired_lease`` seconds (it should have stopped leading long before:
+        something is stuck). A replica that does not hold the Lease is healthy.
+        """
+        if self._observed is None or self._observed.holder != self.identity:
+            return None
+        if time.monotonic() - self._observed_at > self.lease_duration + max_tolerable_expired_lease:
+            return f"failed election to renew leadership on lease {self.name}"
+        return None
 
     @property
     def leader(self) -> str | None:
@@ -233,7 +253,7 @@ class LeaderElection:
             acquired = await self._bounded(self._try_acquire_or_renew(), self.renew_deadline)
             self._report()
             if acquired:
-                self._leading = True
+                self._set_leading(True)
                 _log.info("%s became leader of %s", self.identity, self._ref)
                 return
             await asyncio.sleep(self.retry_period * (1 + random.random() * JITTER))
@@ -245,7 +265,7 @@ class LeaderElection:
             while True:
                 left = self._renewed_at + self.renew_deadline - time.monotonic()
                 if left <= 0 or (self._observed and self._observed.holder != self.identity):
-                    self._leading = False
+                    self._set_leading(False)
                     _log.warning("%s stopped leading %s", self.identity, self._ref)
                     return
                 renewed = await self._bounded(self._try_acquire_or_renew(), left)
@@ -270,7 +290,7 @@ class LeaderElection:
         return False
 
     async def _stop(self, task: asyncio.Task[Any], renewer: asyncio.Task[None]) -> None:
-        self._leading = False
+        self._set_leading(False)
         for pending in (task, renewer):
             pending.cancel()
         await asyncio.wait({task, renewer})
@@ -403,7 +423,7 @@ class LeaderElection:
         return done
 
     async def _release_if_asked(self) -> None:
-        self._leading = False
+        self._set_leading(False)
         if not self.release_on_cancel:
             return
         try:

@@ -31,6 +31,7 @@ from aiohttp import web
 
 from ...field import ErrorList
 from .admission import AdmissionRequest, MalformedReview, read_review, review_response
+from .servers import split_bind_address
 from .webhook_metrics import webhook_metrics
 
 __all__ = ["MAX_REVIEW_BYTES", "Mutate", "Validate", "WebhookServer"]
@@ -45,16 +46,6 @@ Mutate = Callable[
     [AdmissionRequest],
     "dict[str, Any] | ErrorList | Awaitable[dict[str, Any] | ErrorList | None] | None",
 ]
-
-
-def split_bind_address(address: str) -> tuple[str, int]:
-    """``host:port`` (``[v6]:port``, ``:port`` for every address) as a host and a port."""
-    host, sep, port = address.rpartition(":")
-    if not sep or not port.isdigit() or int(port) > 65535:
-        raise ValueError(
-            f"bind address {address!r} is not host:port (e.g. 0.0.0.0:9443, 127.0.0.1:0)"
-        )
-    return (host.strip("[]") or "0.0.0.0"), int(port)
 
 
 class _Certificates:

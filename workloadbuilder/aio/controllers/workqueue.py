@@ -11,6 +11,10 @@ down and has nothing queued (as client-go's ``Get`` answers ``shutdown``); ``asy
 queue`` does the same and ends there. Keys queued before ``shut_down()`` are still handed out;
 keys added after it, and keys still waiting for their delay, are dropped.
 ``shut_down_with_drain()`` also waits until every key handed out is ``done()``.
+
+A queue with a ``name`` records client-go's work queue metrics under it (``workqueue_depth``,
+``workqueue_adds_total``, ..., labels ``name`` and ``controller``); an unnamed one records none,
+as client-go's.
 """
 
 from __future__ import annotations
@@ -18,15 +22,27 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Hashable
 from typing import Generic, Protocol, TypeVar
 
+from ..metrics import (
+    WORKQUEUE_ADDS,
+    WORKQUEUE_DEPTH,
+    WORKQUEUE_LONGEST_RUNNING,
+    WORKQUEUE_QUEUE_DURATION,
+    WORKQUEUE_RETRIES,
+    WORKQUEUE_UNFINISHED_WORK,
+    WORKQUEUE_WORK_DURATION,
+    scrape_gauge,
+)
 from .ratelimit import RateLimiter, default_rate_limiter
 
 __all__ = ["Clock", "LoopClock", "TimerHandle", "WorkQueue", "WorkQueueShutDown"]
 
 K = TypeVar("K", bound=Hashable)
+_now = time.monotonic
 
 
 class WorkQueueShutDown(Exception):
@@ -58,12 +74,39 @@ class LoopClock:
         return asyncio.get_running_loop().call_later(delay, callback)
 
 
+class _QueueMetrics(Generic[K]):
+    """client-go's ``queueMetrics`` of one named queue: adds, retries and the time a key
+    waits and is worked on are recorded as they happen (by the queue, inline); depth,
+    unfinished work and the longest running processor are read at scrape time."""
+
+    def __init__(self, name: str, dirty: set[K]) -> None:
+        labels = (name, name)
+        self.adds = WORKQUEUE_ADDS.labels(*labels)
+        self.retries = WORKQUEUE_RETRIES.labels(*labels)
+        self.queued_for = WORKQUEUE_QUEUE_DURATION.labels(*labels)
+        self.worked_for = WORKQUEUE_WORK_DURATION.labels(*labels)
+        self.added_at: dict[K, float] = {}
+        self.started_at: dict[K, float] = {}
+        scrape_gauge(WORKQUEUE_DEPTH, (name, name, ""), lambda: len(dirty))
+        scrape_gauge(WORKQUEUE_UNFINISHED_WORK, labels, self.unfinished)
+        scrape_gauge(WORKQUEUE_LONGEST_RUNNING, labels, self.longest)
+
+    def unfinished(self) -> float:
+        now = _now()
+        return sum(now - started for started in list(self.started_at.values()))
+
+    def longest(self) -> float:
+        starts = list(self.started_at.values())
+        return _now() - min(starts) if starts else 0.0
+
+
 class WorkQueue(Generic[K]):
     """Keys to process, each handed to one worker at a time.
 
     ``rate_limiter`` decides ``add_rate_limited``'s delays (default: client-go's, see
     :func:`~workloadbuilder.aio.ratelimit.default_rate_limiter`); ``clock`` measures delays
-    (default: the event loop's). ``name`` only shows in ``repr``. A worker::
+    (default: the event loop's). ``name`` shows in ``repr`` and labels the queue's metrics
+    (none without one). A worker::
 
         while True:
             try:
@@ -101,6 +144,7 @@ class WorkQueue(Generic[K]):
         self._getters: deque[asyncio.Future[None]] = deque()
         self._idle: asyncio.Event | None = None
         self._shutting_down = False
+        self._metrics: _QueueMetrics[K] | None = _QueueMetrics(name, self._dirty) if name else None
 
     def __repr__(self) -> str:
         return (
@@ -130,6 +174,10 @@ class WorkQueue(Generic[K]):
         ``done()``). Ignored once the queue is shut down."""
         if self._shutting_down or key in self._dirty:
             return
+        metrics = self._metrics
+        if metrics is not None:  # client-go's queueMetrics.add (inline: every add pays it)
+            metrics.adds.value += 1
+            metrics.added_at[key] = _now()  # not queued, so not timed yet
         self._dirty.add(key)
         if key in self._processing:
             return
@@ -144,6 +192,8 @@ class WorkQueue(Generic[K]):
         if delay <= 0:
             self.add(key)
             return
+        if self._metrics is not None:
+            self._metrics.retries.inc()
         ready = self._clock.now() + delay
         known = self._ready_at.get(key)
         if known is not None and known <= ready:
@@ -189,11 +239,20 @@ class WorkQueue(Generic[K]):
         key = self._queue.popleft()
         self._dirty.discard(key)
         self._processing.add(key)
+        metrics = self._metrics
+        if metrics is not None:  # queueMetrics.get: how long it waited, and work starts
+            now = metrics.started_at[key] = _now()
+            metrics.queued_for.observe(now - metrics.added_at.pop(key, now))
         return key
 
     def done(self, key: K) -> None:
         """``key`` is processed: if it was added meanwhile, it is queued again now."""
         self._processing.discard(key)
+        metrics = self._metrics
+        if metrics is not None:  # queueMetrics.done: how long the work took
+            started = metrics.started_at.pop(key, None)
+            if started is not None:
+                metrics.worked_for.observe(_now() - started)
         if key in self._dirty:
             self._queue.append(key)
             self._wake_one()

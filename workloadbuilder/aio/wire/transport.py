@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import json
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from ..errors import (
     error_from_status,
     excerpt,
 )
+from ..metrics import REQUEST_DURATION, REQUESTS_TOTAL
 from .retry import (
     Retryable,
     RetryPolicy,
@@ -199,6 +201,7 @@ class Transport:
         self.counters = Counters()
         self._retry = retry
         self._official = hasattr(api_client, "param_serialize")
+        self._metric_host = ("", "")  # (the configured URL, its host:port) for the metrics
 
     def __repr__(self) -> str:
         return f"Transport(host={self.host!r})"
@@ -239,6 +242,23 @@ class Transport:
         """The API server's URL, without credentials."""
         config = getattr(self.api_client, "configuration", None)
         return _safe_host(str(getattr(config, "host", "") or ""))
+
+    def metric_host(self) -> str:
+        """The API server's ``host:port``, as client-go's metrics label it."""
+        config = getattr(self.api_client, "configuration", None)
+        url = str(getattr(config, "host", "") or "")
+        if url != self._metric_host[0]:
+            parts = urlsplit(url)
+            where = parts.hostname or ""
+            self._metric_host = (url, f"{where}:{parts.port}" if parts.port else where)
+        return self._metric_host[1]
+
+    def _observe(self, method: str, code: str, started: float) -> None:
+        """One request sent (each try counts): ``rest_client_requests_total`` and
+        ``rest_client_request_duration_seconds``."""
+        host = self.metric_host()
+        REQUESTS_TOTAL.labels(code, method, host).inc()
+        REQUEST_DURATION.labels(method, host).observe(time.perf_counter() - started)
 
     async def request(
         self,
@@ -303,14 +323,17 @@ class Transport:
         self.counters.requests += 1
         headers = {"Content-Type": content_type, "Accept": JSON}
         timeout = self.retry.request_timeout
+        started = time.perf_counter()
         try:
             async with self._open(method, path, list(query), headers, body, timeout) as resp:
                 raw = await read_body(resp, method, path)
                 status, resp_headers = resp.status, resp.headers
         except ResponseTooLargeError as exc:
+            self._observe(method, str(exc.status), started)
             exc.target = target
             raise
         except Exception as exc:
+            self._observe(method, "<error>", started)
             if isinstance(exc, aiohttp.ClientConnectorError) and not isinstance(
                 exc, aiohttp.ClientSSLError
             ):
@@ -325,6 +348,7 @@ class Transport:
                     target=target,
                 ) from None
             raise
+        self._observe(method, str(status), started)
         _log.debug("%s %s -> %d", method, path, status)
         text = raw.decode("utf-8", errors="replace")
         parsed: Any = None
@@ -357,8 +381,17 @@ class Transport:
         """
         self.counters.requests += 1
         headers = {"Accept": JSON}
-        async with self._open("GET", path, list(query), headers, None, timeout) as resp:
-            yield resp
+        started = time.perf_counter()
+        answered = False
+        try:
+            async with self._open("GET", path, list(query), headers, None, timeout) as resp:
+                answered = True
+                self._observe("GET", str(resp.status), started)
+                yield resp
+        except BaseException:
+            if not answered:
+                self._observe("GET", "<error>", started)
+            raise
 
     @asynccontextmanager
     async def _open(
