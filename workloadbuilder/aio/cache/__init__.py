@@ -17,6 +17,7 @@ from .cache import (
     DeleteHandler,
     Handler,
     IndexFunc,
+    Transform,
     UpdateHandler,
 )
 
@@ -30,5 +31,6 @@ __all__ = [
     "DeleteHandler",
     "Handler",
     "IndexFunc",
+    "Transform",
     "UpdateHandler",
 ]

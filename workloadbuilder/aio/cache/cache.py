@@ -30,6 +30,7 @@ from ..wire.transport import RetryPolicy, transport_for
 from .expectations import Expectations
 from .indexer import Indexer
 from .informer import Handler, Informer
+from .transform import Transform, transformer
 
 __all__ = [
     "AddHandler",
@@ -41,6 +42,7 @@ __all__ = [
     "DeleteHandler",
     "Handler",
     "IndexFunc",
+    "Transform",
     "UpdateHandler",
 ]
 
@@ -134,6 +136,13 @@ class Cache:
     is the seconds a watch lasts at least (client-go: 5 minutes; each is 1-2 times that);
     ``max_staleness`` is how long a kind may go unfollowed (its list or watch failing) before
     reads through the helpers raise ``CacheSyncError`` rather than answer from old data.
+
+    Each object is stored without ``metadata.managedFields`` (as kube-controller-manager's
+    informers store it; ``keep_managed_fields=True`` keeps it), then passed to ``transform``
+    when given (client-go's ``SetTransform``): it receives the object's JSON, may change it in
+    place, and returns what to store. A transform that fails on a watched object leaves that
+    event unstored (logged at ERROR); one that fails on a listed object fails the list, which
+    is retried after a backoff (``problems`` says why), as client-go's reflector does.
     """
 
     def __init__(
@@ -146,6 +155,8 @@ class Cache:
         watch_timeout: float = 300.0,
         max_staleness: float = 30.0,
         retry: RetryPolicy | None = None,
+        transform: Transform | None = None,
+        keep_managed_fields: bool = False,
     ) -> None:
         self.api_client = api_client
         self.namespace = namespace
@@ -155,6 +166,9 @@ class Cache:
         self.expectations = Expectations()
         """What this process wrote that the informers have not observed yet."""
         self._transport = transport_for(api_client, retry)
+        if transform is not None and not callable(transform):
+            raise TypeError(f"transform must be a callable, not {type(transform).__name__}")
+        self._transform = transformer(transform, keep_managed_fields=keep_managed_fields)
         self._kinds: tuple[AnyKind, ...] = (
             tuple(kinds) if kinds is not None else get_args(CacheKind)
         )
@@ -208,6 +222,7 @@ class Cache:
                 self.label_selector,
                 watch_timeout=self.watch_timeout,
                 observed=self.expectations.observed,
+                transform=self._transform,
             )
             self._informers[key] = found
         if self._started:
@@ -317,7 +332,8 @@ class Cache:
 
     def get_model(self, kind: AnyKind, namespace: str, name: str) -> Any:
         """The cached object as its SDK model (``Workload``, ``PodGroup``,
-        ``CompositePodGroup``; the JSON for other kinds), parsed once per version."""
+        ``CompositePodGroup``; the JSON for other kinds), parsed on each call (the cache keeps
+        only the JSON)."""
         return self._indexer(kind).model((namespace, name))
 
     def list(self, kind: AnyKind, namespace: str | None = None) -> _Docs:

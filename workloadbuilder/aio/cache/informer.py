@@ -26,6 +26,7 @@ from ..wire.resources import Resource
 from ..wire.transport import Transport
 from ..wire.watch import RELIST, watch_events
 from .indexer import Indexer, Key, key_of, resource_version
+from .transform import TransformError, transformer
 
 __all__ = ["Handler", "Informer"]
 
@@ -94,6 +95,7 @@ class Informer:
         *,
         watch_timeout: float,
         observed: Callable[[str, Key, Mapping[str, Any] | None], None] | None = None,
+        transform: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     ) -> None:
         self.transport = transport
         self.resource = resource
@@ -109,6 +111,7 @@ class Informer:
         self.failing_since: float | None = None
         self.relists = 0
         self._observed = observed
+        self._transform = transform if transform is not None else transformer(None)
         self._listeners: list[_Listener] = []
         self._waiters: list[asyncio.Future[None]] = []
         self._task: asyncio.Task[None] | None = None
@@ -197,11 +200,21 @@ class Informer:
                 backoff = min(backoff * 2, _BACKOFF_CAP)
                 continue
             self.unserved = False
-            self._replace(list(listing.items))
+            try:
+                items = [self._stored(doc) for doc in listing.items]
+            except TransformError as exc:  # client-go: "unable to sync list result"
+                self._fail(f"listing {self.resource.plural}: {self._refused(exc)}", 0)
+                await asyncio.sleep(backoff * (1 + random.random()))
+                backoff = min(backoff * 2, _BACKOFF_CAP)
+                continue
+            version = listing.resource_version
+            del listing  # the decoded answer: not held while following
+            self._replace(items)
+            del items
             self._ok()
             self.synced.set()
             backoff = _BACKOFF_FIRST
-            await self._follow(listing.resource_version)
+            await self._follow(version)
             self.relists += 1
 
     async def _follow(self, version: str) -> None:
@@ -239,7 +252,7 @@ class Informer:
                     version = resource_version(obj) or version
                     self._ok()
                     if event.type != "BOOKMARK":
-                        self._apply(event.type, dict(obj))
+                        self._watched(event.type, obj)
             if seen:
                 quick_ends, backoff = 0, _BACKOFF_FIRST
                 continue
@@ -253,9 +266,36 @@ class Informer:
 
     # -- changes -------------------------------------------------------------------------------
 
-    def _apply(self, type_: str, doc: dict[str, Any]) -> None:
+    def _stored(self, doc: dict[str, Any]) -> dict[str, Any]:
+        """What the store keeps of ``doc`` (decoded for the informer alone: changed in place):
+        the transform's result (``TransformError``)."""
         doc.setdefault("apiVersion", self.resource.api_version)
         doc.setdefault("kind", self.resource.kind)
+        return self._transform(doc)
+
+    def _refused(self, exc: TransformError) -> str:
+        namespace, name = exc.key
+        where = f"{namespace}/{name}" if namespace else name
+        return f"{exc} on {self.kind} {where}: not stored"
+
+    def _watched(self, type_: str, obj: dict[str, Any]) -> None:
+        """Store what a watch event says; an object the transform fails on is not stored
+        (as client-go's reflector: logged, and the watch goes on)."""
+        try:
+            doc = self._stored(obj)
+        except TransformError as exc:
+            version = resource_version(obj)
+            _log.error(
+                "%s informer: %s (%s event, resourceVersion %s)",
+                self.kind,
+                self._refused(exc),
+                type_,
+                version or "none",
+            )
+            return
+        self._apply(type_, doc)
+
+    def _apply(self, type_: str, doc: dict[str, Any]) -> None:
         if type_ == "DELETED":
             old = self.indexer.remove(key_of(doc))
             self._notify("delete", old if old is not None else doc)

@@ -144,8 +144,7 @@ class CachedReader:
         return Snapshot(namespace, pods, groups, composites, workloads, events, unserved)
 
     def model(self, resource: Resource, doc: Mapping[str, Any]) -> Any:
-        """``doc`` as its SDK model: the cache's, parsed once per version, when ``doc`` is the
-        cached object."""
+        """``doc`` as its SDK model (the cache keeps only the JSON: parsed on each read)."""
         indexer = self.cache.informer(resource.kind).indexer
         key = (str(doc["metadata"].get("namespace") or ""), str(doc["metadata"].get("name")))
         if indexer.get(key) is doc:
