@@ -19,7 +19,7 @@ from ..cache.cache import Cache, CacheIndex
 from ..cache.reader import Reader, reader_for
 from ..errors import APIError, ApplyError, ObjectRef
 from ..wire.queries import get_document
-from ..wire.resources import POD_GROUPS, PODS, WORKLOADS, Resource, ref_of
+from ..wire.resources import POD_GROUPS, PODS, WORKLOADS, Resource, parse, ref_of
 from ..wire.transport import RetryPolicy, Transport, transport_for
 from .apply import create_document
 from .events import Event, record_event
@@ -158,9 +158,9 @@ class _JobSync:
             return None
         return decision
 
-    async def create(self, doc: dict[str, Any]) -> APIError | None:
-        """Create ``doc`` (never apply over an existing object); the ``AlreadyExists`` answer
-        when the name is taken."""
+    async def create(self, doc: dict[str, Any]) -> APIError | dict[str, Any]:
+        """Create ``doc`` (never apply over an existing object); the object as the server
+        stored it, or the ``AlreadyExists`` answer when the name is taken."""
         try:
             stored = await create_document(self.transport, doc, self.field_manager)
         except ApplyError as exc:
@@ -180,7 +180,7 @@ class _JobSync:
             return stored
         self.reader.wrote(resource, stored)
         self.created.append(ref_of(stored))
-        return None
+        return stored
 
     async def set_min_count(self, ref: ObjectRef, spec_patch: dict[str, Any]) -> None:
         resource: Resource = WORKLOADS if ref.kind == "Workload" else POD_GROUPS
@@ -190,7 +190,8 @@ class _JobSync:
         self.resized.append(ref)
 
     async def run(self, pods: Sequence[Any], gate_enabled: bool) -> ReconcileResult:
-        """Decide, create what the decision says, decide again. A create answered
+        """Decide, create what the decision says, and go on from the object the server stored
+        (``after_created``: the Job is decided once). A create answered
         ``AlreadyExists`` is decided again too: the object is the Job's (made by a concurrent
         sync) or another's, which is left alone: ``FailedWorkloadCreate`` for a Workload, with
         the API server's message, as the Job controller records it, then ``TakenNameError``,
@@ -209,14 +210,19 @@ class _JobSync:
                 await self.refuse_taken(ref, taken.pop(ref.kind), decision)
                 decision = await self.decide(pods, gate_enabled)  # it went away: again
                 continue
-            refused = await self.create(doc)
-            if refused is not None:
-                taken[ref.kind] = refused
-            elif ref.kind == "Workload":
+            made = await self.create(doc)
+            if isinstance(made, APIError):
+                taken[ref.kind] = made
+                decision = await self.decide(pods, gate_enabled)
+                continue
+            if ref.kind == "Workload":
                 await self.event(JobEvent.workload_created(ref.name, self.name))
             else:
                 await self.event(JobEvent.pod_group_created(ref.name, self.name))
-            decision = await self.decide(pods, gate_enabled)
+            # what deciding again would say, from what this decision read: the Job is decided
+            # once per sync, not once per object created
+            stored = parse(WORKLOADS if ref.kind == "Workload" else POD_GROUPS, made)
+            decision = decision.after_created(stored) or await self.decide(pods, gate_enabled)
         await self.settle_counts(decision)
         return self.result(decision)
 
