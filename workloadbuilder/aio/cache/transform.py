@@ -46,15 +46,34 @@ def strip_managed_fields(doc: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
-def interned(value: Any) -> Any:
-    """``value`` with every string in it (keys and values) interned, dicts and lists rebuilt."""
-    if isinstance(value, str):
-        return _intern(value)
-    if isinstance(value, dict):
-        return {_intern(k) if isinstance(k, str) else k: interned(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [interned(v) for v in value]
-    return value
+def interned(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` rebuilt with every string in it (keys and values) interned (loops, not calls
+    per value: this runs on every object the cache stores)."""
+    out: dict[str, Any] = {}
+    for key, value in doc.items():
+        kind = type(value)
+        if kind is str:
+            value = _intern(value)
+        elif kind is dict:
+            value = interned(value)
+        elif kind is list:
+            value = _interned_list(value)
+        out[_intern(key)] = value
+    return out
+
+
+def _interned_list(items: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for value in items:
+        kind = type(value)
+        if kind is str:
+            value = _intern(value)
+        elif kind is dict:
+            value = interned(value)
+        elif kind is list:
+            value = _interned_list(value)
+        out.append(value)
+    return out
 
 
 def transformer(
@@ -81,7 +100,6 @@ def transformer(
                     key, f"the transform changed the object's namespace/name to {key_of(out)}"
                 )
             doc = dict(out)
-        stored: dict[str, Any] = interned(doc)
-        return stored
+        return interned(doc)
 
     return apply
