@@ -267,7 +267,7 @@ def main() -> None:
             medians[OURS],
             unit="s",
             scale=1.0,
-            target=3.0,
+            target=2.0,
         ),
         Row(
             f"{OURS}: cold start of {args.jobs} Jobs",
