@@ -299,7 +299,7 @@ def main() -> None:
             medians[OURS],
             unit="s",
             scale=1.0,
-            target=3.0,
+            target=2.0,
         ),
         Row(
             f"{OURS}: cold start of {args.jobs} Jobs",

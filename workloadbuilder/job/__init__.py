@@ -25,6 +25,7 @@ from .decision import (
     JobSchedulingOutcome,
     decide_job_scheduling,
     job_scheduling_mode,
+    kept_decision,
 )
 from .rules import validate_job
 
@@ -42,6 +43,7 @@ __all__ = [
     "job_pod_group",
     "job_scheduling_mode",
     "job_template_name",
+    "kept_decision",
     "validate_job",
     "workload_item_for_job",
 ]

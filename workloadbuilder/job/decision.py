@@ -6,7 +6,8 @@ objects the controller manages for the Job (none, the Workload and the PodGroup,
 PodGroup of a parent's Workload), which existing ones it reuses, what it creates, and which
 gang ``minCount`` it patches. It performs no I/O: the caller lists the objects, applies the
 decision and calls again (one creation step per call, as the Workload's UID is needed for
-its PodGroup).
+its PodGroup), or asks the decision itself what follows once the object it created exists
+(``after_created``: the Job is not read nor its Workload compiled again).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import enum
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
@@ -124,6 +125,21 @@ class JobSchedulingDecision:
     pod_group_min_count: int | None = None
     error: str | None = None
     event: JobEvent | None = None
+    then: Callable[[Any], JobSchedulingDecision] | None = field(
+        default=None, repr=False, compare=False
+    )
+    """What ``after_created`` calls (kept from this decision's own reading of the Job)."""
+
+    def after_created(self, obj: Any) -> JobSchedulingDecision | None:
+        """The decision a new call would reach once ``obj`` (this decision's
+        ``create_workload`` or ``create_pod_group``, as the API server stored it) exists and
+        nothing else changed, made from what this decision already read and compiled: the Job
+        is not read nor its Workload compiled again. ``None`` when this decision cannot tell
+        (it creates nothing, or a delegated Job's): decide again."""
+        if self.then is None:
+            return None
+        kind = Workload if self.create_workload is not None else PodGroup
+        return self.then(_parse(kind, obj, "created"))
 
     @property
     def pod_group_name(self) -> str | None:
@@ -201,11 +217,9 @@ def decide_job_scheduling(
     creates something is never kept; at most ``STEADY_LIMIT`` Jobs' decisions are.
     """
     key = _versions(job, workloads, pod_groups, pods, gate_enabled) if by_version else None
-    if key is not None:
-        kept = _STEADY.get(key[0])
-        if kept is not None and kept[0] == key:
-            _STEADY.move_to_end(key[0])
-            return kept[1]
+    kept = _kept(key)
+    if kept is not None:
+        return kept
     decision = _decide(job, workloads, pod_groups, pods, gate_enabled)
     if key is not None and decision.create_workload is None and decision.create_pod_group is None:
         # what a decision creates is made anew each time (a new model for the caller to send)
@@ -215,10 +229,33 @@ def decide_job_scheduling(
     return decision
 
 
+_Versions = tuple[str, tuple[object, ...]]
+
+
+def kept_decision(
+    job: Any,
+    workloads: Iterable[Any] = (),
+    pod_groups: Iterable[Any] = (),
+    *,
+    pods: Collection[object] = (),
+    gate_enabled: bool = True,
+) -> JobSchedulingDecision | None:
+    """The decision ``decide_job_scheduling(..., by_version=True)`` keeps for exactly these
+    versions, or ``None``: a caller holding the objects' JSON asks before parsing them."""
+    return _kept(_versions(job, workloads, pod_groups, pods, gate_enabled))
+
+
+def _kept(key: _Versions | None) -> JobSchedulingDecision | None:
+    kept = _STEADY.get(key[0]) if key is not None else None
+    if kept is None or kept[0] != key:
+        return None
+    _STEADY.move_to_end(kept[0][0])
+    return kept[1]
+
+
 STEADY_LIMIT = 1 << 17
 """Jobs whose last decision is kept (least recently decided dropped first)."""
 
-_Versions = tuple[str, tuple[object, ...]]
 _STEADY: OrderedDict[str, tuple[_Versions, JobSchedulingDecision]] = OrderedDict()
 
 
@@ -295,9 +332,14 @@ def _decide(
 
 
 def _root(
-    view: JobView, new_job: bool, workloads: list[Workload], pod_groups: list[PodGroup]
+    view: JobView,
+    new_job: bool,
+    workloads: list[Workload],
+    pod_groups: list[PodGroup],
+    builder: Callable[[], Builder] | None = None,
 ) -> JobSchedulingDecision:
     mode = JobSchedulingMode.MANAGE_BOTH
+    compiled = builder or _once(lambda: builder_for_view(view, gang_size(view)))
     ns = view.namespace
     mine = [
         w
@@ -318,7 +360,7 @@ def _root(
         if not new_job:
             return _started(mode, new_job)
         try:
-            created = builder_for_view(view, gang_size(view)).build_workload()
+            created = compiled().build_workload()
         except BuildError as exc:  # createWorkloadForJob records the event
             return _compile_failure(mode, view, new_job, exc, record_event=True)
         return JobSchedulingDecision(
@@ -328,6 +370,7 @@ def _root(
             " its PodGroup",
             new_job,
             create_workload=created,
+            then=lambda made: _root(view, new_job, [*workloads, made], pod_groups, compiled),
         )
     workload = mine[0]
     templates = workload.spec.pod_group_templates or []
@@ -358,7 +401,7 @@ def _root(
             lambda: _new_pod_group(view, workload, templates[0], link=True),
         )
     try:
-        desired = builder_for_view(view, gang_size(view)).workload().spec.pod_group_templates or []
+        desired = compiled().workload().spec.pod_group_templates or []
     except BuildError as exc:  # syncGangMinCount returns the error, without an event
         return _compile_failure(mode, view, new_job, exc, record_event=False)
     want = _gang_count(desired[0]) if desired else None
@@ -373,7 +416,22 @@ def _root(
         create_pod_group=create,
         workload_min_count=_patch(_gang_count(templates[0]), want),
         pod_group_min_count=_patch(_group_count(current_group), want),
+        then=None
+        if create is None
+        else lambda made: _root(view, new_job, workloads, [*pod_groups, made], compiled),
     )
+
+
+def _once(make: Callable[[], Builder]) -> Callable[[], Builder]:
+    """``make``, called at most once (a failure is raised again on the next call)."""
+    made: list[Builder] = []
+
+    def get() -> Builder:
+        if not made:
+            made.append(make())
+        return made[0]
+
+    return get
 
 
 # -- a delegated child Job: only a PodGroup of the parent's Workload ------------------------------

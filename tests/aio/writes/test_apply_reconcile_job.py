@@ -184,3 +184,28 @@ async def test_a_refused_workload_is_recorded_on_the_job_and_raised(
     assert (event["type"], event["reason"]) == ("Warning", "FailedWorkloadCreate")
     assert event["message"].startswith("Failed to create Workload for Job trainer: ")
     assert stored(fake_apiserver, "workloads") == []
+
+
+async def test_a_first_sync_decides_once_and_reads_nothing_after_its_first_create(
+    fake_apiserver: FakeAPIServer,
+) -> None:
+    created_job = fake_apiserver.create_object("batch", "v1", "jobs", job())
+    async with fake_apiserver.api_client() as api:
+        before = len(fake_apiserver.requests)
+        result = await aio.reconcile_job(api, created_job)
+    assert [r.kind for r in result.created] == ["Workload", "PodGroup"]
+    sent = [(r.method, r.path.rsplit("/", 1)[-1]) for r in fake_apiserver.requests[before:]]
+    # the Job's objects read once (by name, then the lists, as neither exists), then only
+    # the creates and their Events: the PodGroup follows from the Workload the server stored
+    first_post = sent.index(("POST", "workloads"))
+    assert all(method == "GET" for method, _ in sent[:first_post])
+    assert sent[first_post:] == [
+        ("POST", "workloads"),
+        ("POST", "events"),
+        ("POST", "podgroups"),
+        ("POST", "events"),
+    ]
+    [group] = stored(fake_apiserver, "podgroups")
+    [workload] = stored(fake_apiserver, "workloads")
+    assert group["metadata"]["ownerReferences"][1]["uid"] == workload["metadata"]["uid"]
+    assert result.objects[0].metadata.uid == group["metadata"]["uid"]

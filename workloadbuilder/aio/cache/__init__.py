@@ -21,6 +21,7 @@ from .cache import (
     DeleteHandler,
     Handler,
     IndexFunc,
+    Transform,
     UpdateHandler,
 )
 
@@ -34,5 +35,6 @@ __all__ = [
     "DeleteHandler",
     "Handler",
     "IndexFunc",
+    "Transform",
     "UpdateHandler",
 ]

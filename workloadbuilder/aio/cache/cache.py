@@ -33,6 +33,7 @@ from ..wire.transport import RetryPolicy, transport_for
 from .expectations import Expectations
 from .indexer import CacheIndex, IndexFunc, Key, key_of
 from .informer import Handler, Informer
+from .transform import Transform, transformer
 
 __all__ = [
     "AddHandler",
@@ -44,6 +45,7 @@ __all__ = [
     "DeleteHandler",
     "Handler",
     "IndexFunc",
+    "Transform",
     "UpdateHandler",
 ]
 
@@ -121,6 +123,13 @@ class Cache:
     is the seconds a watch lasts at least (client-go: 5 minutes; each is 1-2 times that);
     ``max_staleness`` is how long a kind may go unfollowed (its list or watch failing) before
     its reads raise ``CacheSyncError`` rather than answer from old data.
+
+    Each object is stored without ``metadata.managedFields`` (as kube-controller-manager's
+    informers store it; ``keep_managed_fields=True`` keeps it), then passed to ``transform``
+    when given (client-go's ``SetTransform``): it receives the object's JSON, may change it in
+    place, and returns what to store. A transform that fails on a watched object leaves that
+    event unstored (logged at ERROR); one that fails on a listed object fails the list, which
+    is retried after a backoff (``problems`` says why), as client-go's reflector does.
     """
 
     def __init__(
@@ -133,6 +142,8 @@ class Cache:
         watch_timeout: float = 300.0,
         max_staleness: float = 30.0,
         retry: RetryPolicy | None = None,
+        transform: Transform | None = None,
+        keep_managed_fields: bool = False,
     ) -> None:
         self.api_client = api_client
         self.namespace = namespace
@@ -142,6 +153,9 @@ class Cache:
         self.expectations = Expectations()
         """What this process wrote that the informers have not observed yet."""
         self._transport = transport_for(api_client, retry)
+        if transform is not None and not callable(transform):
+            raise TypeError(f"transform must be a callable, not {type(transform).__name__}")
+        self._transform = transformer(transform, keep_managed_fields=keep_managed_fields)
         self._kinds: tuple[AnyKind, ...] = (
             tuple(kinds) if kinds is not None else get_args(CacheKind)
         )
@@ -195,6 +209,7 @@ class Cache:
                 self.label_selector,
                 watch_timeout=self.watch_timeout,
                 observed=self.expectations.observed,
+                transform=self._transform,
             )
             self._informers[key] = found
         if self._started:
@@ -349,19 +364,14 @@ class Cache:
 
     async def get_model(self, kind: Kind, namespace: str, name: str) -> Any:
         """``get``'s object as its SDK model (``Workload``, ``PodGroup``,
-        ``CompositePodGroup``; the JSON for other kinds), parsed once per version."""
+        ``CompositePodGroup``; the JSON for other kinds), parsed on each call (the cache keeps
+        only the JSON)."""
         doc = await self.get(kind, namespace, name)
         return None if doc is None else self.model_of(kind, doc)
 
     def model_of(self, kind: Kind, doc: Mapping[str, Any]) -> Any:
-        """``doc`` as its SDK model: the cache's, parsed once per version, when ``doc`` is the
-        object the cache holds; else parsed now."""
-        key, resource = resolve_kind(kind)
-        informer = self._informers.get(key)
-        found = key_of(doc)
-        if informer is not None and informer.indexer.get(found) is doc:
-            return informer.indexer.model(found)
-        return parse(resource, doc)
+        """``doc`` as its SDK model, parsed now (the cache keeps only the JSON)."""
+        return parse(resolve_kind(kind)[1], doc)
 
     async def list(
         self, kind: Kind, namespace: str | None = None, label_selector: str | None = None

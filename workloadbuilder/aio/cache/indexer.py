@@ -3,9 +3,10 @@
 As client-go's ``cache.Indexer``: an index function maps an object to the values it is filed
 under; ``keys_by_index(name, value)`` answers from a dict, never by walking the store. Each
 built-in index is defined once, here: its name and doc in ``CacheIndex``, its function
-registered under that member just below (client-go's ``tools/cache/index.go``). Objects are
-kept as the server sent them (decoded once per event); a kind with an SDK model also gives
-that model, parsed at most once per stored version.
+registered under that member just below (client-go's ``tools/cache/index.go``). One
+representation is kept per object: its JSON as the informer stored it (decoded once per event,
+then transformed); a kind with an SDK model gives that model on each read, parsed then and not
+kept (a model holds more than its JSON: keeping both would more than double the store).
 """
 
 from __future__ import annotations
@@ -144,12 +145,11 @@ if set(BUILTIN_INDEXES) != set(CacheIndex):  # pragma: no cover - a definition l
 
 
 class Indexer:
-    """The objects of one kind by key, with their indexes and their parsed models."""
+    """The objects of one kind by key, with their indexes."""
 
     def __init__(self, resource: Resource) -> None:
         self.resource = resource
         self._items: dict[Key, dict[str, Any]] = {}
-        self._models: dict[Key, Any] = {}
         self._funcs: dict[str, IndexFunc] = dict(BUILTIN_INDEXES)
         self._indices: dict[str, dict[str, set[Key]]] = {name: {} for name in self._funcs}
 
@@ -166,15 +166,10 @@ class Indexer:
         return self._items.get(key)
 
     def model(self, key: Key) -> Any:
-        """The object as its SDK model (the dict for a kind without one), parsed once per
-        stored version; ``None`` when absent."""
+        """The object as its SDK model (the dict for a kind without one), parsed now (not
+        kept); ``None`` when absent."""
         doc = self._items.get(key)
-        if doc is None:
-            return None
-        found = self._models.get(key)
-        if found is None:
-            found = self._models[key] = parse(self.resource, doc)
-        return found
+        return None if doc is None else parse(self.resource, doc)
 
     def add_index(self, name: str, func: IndexFunc) -> None:
         """File every object (present and future) under ``func``'s values as index ``name``."""
@@ -215,7 +210,6 @@ class Indexer:
         if old is not None:
             self._unfile(key, old)
         self._items[key] = doc
-        self._models.pop(key, None)
         for name, func in self._funcs.items():
             for value in _values(name, func, doc):
                 self._indices[name].setdefault(value, set()).add(key)
@@ -224,7 +218,6 @@ class Indexer:
     def remove(self, key: Key) -> dict[str, Any] | None:
         """Forget the object of ``key``; the object it held."""
         old = self._items.pop(key, None)
-        self._models.pop(key, None)
         if old is not None:
             self._unfile(key, old)
         return old

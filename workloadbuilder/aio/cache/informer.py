@@ -32,6 +32,7 @@ from ..wire.retry import Backoff, retryable_status
 from ..wire.transport import Transport
 from ..wire.watch import RELIST, watch_events
 from .indexer import Indexer, Key, key_of, resource_version
+from .transform import TransformError, transformer
 
 __all__ = ["Handler", "Informer"]
 
@@ -98,6 +99,7 @@ class Informer:
         *,
         watch_timeout: float,
         observed: Callable[[str, Key, Mapping[str, Any] | None], None] | None = None,
+        transform: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     ) -> None:
         self.transport = transport
         self.resource = resource
@@ -120,6 +122,7 @@ class Informer:
         self._watch_refused = False
         self._told: set[str] = set()
         self._observed = observed
+        self._transform = transform if transform is not None else transformer(None)
         self._listeners: list[_Listener] = []
         self._waiters: list[asyncio.Future[None]] = []
         self._task: asyncio.Task[None] | None = None
@@ -219,13 +222,22 @@ class Informer:
                 await self.backoff.wait()
                 continue
             self.unserved = False
+            try:
+                items = [self._stored(doc) for doc in listing.items]
+            except TransformError as exc:  # client-go: "unable to sync list result"
+                self._fail(f"listing {self.resource.plural}: {self._refused(exc)}", 0)
+                await self.backoff.wait()
+                continue
+            version = listing.resource_version
+            del listing  # the decoded answer: not held while following
             self.listed_at = time.time()
-            self._replace(list(listing.items))
+            self._replace(items)
+            del items
             if not self._watch_refused:  # else followed only once a watch is
                 self._ok()
             self.synced.set()
             self._wake()
-            await self._follow(listing.resource_version)
+            await self._follow(version)
             self._restarts.inc()  # the watch ended: a new list, then a new watch
             self.relists += 1
 
@@ -272,7 +284,7 @@ class Informer:
                     version = resource_version(obj) or version
                     self._ok()
                     if event.type != "BOOKMARK":
-                        self._apply(event.type, dict(obj))
+                        self._watched(event.type, obj)
             if refused:
                 await self.backoff.wait()
                 if retryable_status(refused):
@@ -290,9 +302,36 @@ class Informer:
 
     # -- changes -------------------------------------------------------------------------------
 
-    def _apply(self, type_: str, doc: dict[str, Any]) -> None:
+    def _stored(self, doc: dict[str, Any]) -> dict[str, Any]:
+        """What the store keeps of ``doc`` (decoded for the informer alone: changed in place):
+        the transform's result (``TransformError``)."""
         doc.setdefault("apiVersion", self.resource.api_version)
         doc.setdefault("kind", self.resource.kind)
+        return self._transform(doc)
+
+    def _refused(self, exc: TransformError) -> str:
+        namespace, name = exc.key
+        where = f"{namespace}/{name}" if namespace else name
+        return f"{exc} on {self.kind} {where}: not stored"
+
+    def _watched(self, type_: str, obj: dict[str, Any]) -> None:
+        """Store what a watch event says; an object the transform fails on is not stored
+        (as client-go's reflector: logged, and the watch goes on)."""
+        try:
+            doc = self._stored(obj)
+        except TransformError as exc:
+            version = resource_version(obj)
+            _log.error(
+                "%s informer: %s (%s event, resourceVersion %s)",
+                self.kind,
+                self._refused(exc),
+                type_,
+                version or "none",
+            )
+            return
+        self._apply(type_, doc)
+
+    def _apply(self, type_: str, doc: dict[str, Any]) -> None:
         if type_ == "DELETED":
             old = self.indexer.remove(key_of(doc))
             self._notify("delete", old if old is not None else doc)

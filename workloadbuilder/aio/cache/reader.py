@@ -143,7 +143,7 @@ class Reads:
             raise
 
     def model(self, resource: Resource, doc: Mapping[str, Any]) -> Any:
-        """``doc`` as its SDK model (the cache's, parsed once per version, when it holds it)."""
+        """``doc`` as its SDK model (parsed now: the cache keeps only the JSON)."""
         if self.cache is None:
             return parse(resource, doc)
         return self.cache.model_of(resource.kind, doc)

@@ -13,13 +13,14 @@ from dataclasses import replace
 from typing import Any
 
 from ...api.meta_v1 import OwnerReference
-from ...job import JobEvent, JobSchedulingDecision, decide_job_scheduling
+from ...job import JobEvent, JobSchedulingDecision, decide_job_scheduling, kept_decision
 from ...naming import generate_pod_group_name, generate_workload_name
 from ..cache.cache import Cache, CacheIndex
+from ..cache.indexer import key_of
 from ..cache.reader import Reads, reader_for
 from ..errors import APIError, ApplyError, ObjectRef
 from ..wire.queries import get_document
-from ..wire.resources import POD_GROUPS, PODS, WORKLOADS, Resource, ref_of
+from ..wire.resources import POD_GROUPS, PODS, WORKLOADS, Resource, parse, ref_of
 from ..wire.transport import RetryPolicy, Transport, transport_for
 from .apply import create_document
 from .events import Event, record_event
@@ -114,22 +115,27 @@ class _JobSync:
         )
 
     async def decide_cached(self, pods: Sequence[Any], gate_enabled: bool) -> JobSchedulingDecision:
+        """The decision on the Job's objects in the cache's indexes: the one kept for their
+        versions when nothing changed (nothing parsed), else decided on their models."""
         uid, ns = self.owner.uid, self.namespace
         by_uid = CacheIndex.CONTROLLER_UID
-        workloads = await self.reader.indexed(WORKLOADS, ns, by_uid, uid, models=True)
+        workloads = await self.reader.indexed(WORKLOADS, ns, by_uid, uid)
         parent = _parent_key(self.job, ns)
         if parent is not None:
-            seen = {w.metadata.name for w in workloads}
-            workloads += [
-                w
-                for w in await self.reader.indexed(
-                    WORKLOADS, ns, CacheIndex.CONTROLLER_REF, parent, models=True
-                )
-                if w.metadata.name not in seen
-            ]
-        pod_groups = await self.reader.indexed(POD_GROUPS, ns, by_uid, uid, models=True)
+            seen = {key_of(w) for w in workloads}
+            parents = await self.reader.indexed(WORKLOADS, ns, CacheIndex.CONTROLLER_REF, parent)
+            workloads += [w for w in parents if key_of(w) not in seen]
+        pod_groups = await self.reader.indexed(POD_GROUPS, ns, by_uid, uid)
+        kept = kept_decision(self.job, workloads, pod_groups, pods=pods, gate_enabled=gate_enabled)
+        if kept is not None:
+            return kept
         return decide_job_scheduling(
-            self.job, workloads, pod_groups, pods=pods, gate_enabled=gate_enabled, by_version=True
+            self.job,
+            [self.reader.model(WORKLOADS, w) for w in workloads],
+            [self.reader.model(POD_GROUPS, g) for g in pod_groups],
+            pods=pods,
+            gate_enabled=gate_enabled,
+            by_version=True,
         )
 
     async def decide_by_name(
@@ -159,9 +165,9 @@ class _JobSync:
             return None
         return decision
 
-    async def create(self, doc: dict[str, Any]) -> APIError | None:
-        """Create ``doc`` (never apply over an existing object); the ``AlreadyExists`` answer
-        when the name is taken."""
+    async def create(self, doc: dict[str, Any]) -> APIError | dict[str, Any]:
+        """Create ``doc`` (never apply over an existing object); the object as the server
+        stored it, or the ``AlreadyExists`` answer when the name is taken."""
         try:
             stored = await create_document(self.transport, doc, self.field_manager)
         except ApplyError as exc:
@@ -181,7 +187,7 @@ class _JobSync:
             return stored
         self.reader.wrote(resource, stored)
         self.created.append(ref_of(stored))
-        return None
+        return stored
 
     async def set_min_count(self, ref: ObjectRef, spec_patch: dict[str, Any]) -> None:
         resource: Resource = WORKLOADS if ref.kind == "Workload" else POD_GROUPS
@@ -191,7 +197,8 @@ class _JobSync:
         self.resized.append(ref)
 
     async def run(self, pods: Sequence[Any], gate_enabled: bool) -> ReconcileResult:
-        """Decide, create what the decision says, decide again. A create answered
+        """Decide, create what the decision says, and go on from the object the server stored
+        (``after_created``: the Job is decided once). A create answered
         ``AlreadyExists`` is decided again too: the object is the Job's (made by a concurrent
         sync) or another's, which is left alone: ``FailedWorkloadCreate`` for a Workload, with
         the API server's message, as the Job controller records it, then ``TakenNameError``,
@@ -210,14 +217,19 @@ class _JobSync:
                 await self.refuse_taken(ref, taken.pop(ref.kind), decision)
                 decision = await self.decide(pods, gate_enabled)  # it went away: again
                 continue
-            refused = await self.create(doc)
-            if refused is not None:
-                taken[ref.kind] = refused
-            elif ref.kind == "Workload":
+            made = await self.create(doc)
+            if isinstance(made, APIError):
+                taken[ref.kind] = made
+                decision = await self.decide(pods, gate_enabled)
+                continue
+            if ref.kind == "Workload":
                 await self.event(JobEvent.workload_created(ref.name, self.name))
             else:
                 await self.event(JobEvent.pod_group_created(ref.name, self.name))
-            decision = await self.decide(pods, gate_enabled)
+            # what deciding again would say, from what this decision read: the Job is decided
+            # once per sync, not once per object created
+            stored = parse(WORKLOADS if ref.kind == "Workload" else POD_GROUPS, made)
+            decision = decision.after_created(stored) or await self.decide(pods, gate_enabled)
         await self.settle_counts(decision)
         return self.result(decision)
 
