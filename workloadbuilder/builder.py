@@ -8,7 +8,7 @@ from typing import Any, TypeVar, cast
 from pydantic import ValidationError
 
 from ._gorender import go_quote
-from ._reuse import Compiled, OptionsKey, compiled_for, still_of_value, validate_again
+from ._reuse import Compiled, OptionsKey, compiled_for, seen_equal, still_of_value, validate_again
 from ._stampjson import (
     check_names,
     stamp_json_factory,
@@ -116,7 +116,10 @@ class Builder:
         if roots is not None and len(roots) == 1:
             root, roots = roots[0], None
         self._roots = roots
-        self._root = root if isinstance(root, WorkloadItem) and roots is None else None
+        self._given = root if isinstance(root, WorkloadItem) and roots is None else None
+        # What the Builder compiles: the tree found clean before of the same value, if any,
+        # whose items keep what was found of them (_reuse.py).
+        self._root = seen_equal(self._given) if self._given is not None else None
         self._options = options
         # The tree check and each item's resolution, shared by validate() and the build.
         self._facts = TreeCheckCache(self._root) if self._root is not None else None
@@ -152,14 +155,14 @@ class Builder:
     def root(self) -> WorkloadItem | tuple[WorkloadItem, ...] | None:
         """The tree this Builder compiles, or its roots when it has several (fixed: the
         compiled Workload is cached)."""
-        return self._roots if self._roots is not None else self._root
+        return self._roots if self._roots is not None else self._given
 
     @property
     def roots(self) -> tuple[WorkloadItem, ...]:
         """The root items, one per template of the Workload's own list."""
         if self._roots is not None:
             return self._roots
-        return (self._root,) if self._root is not None else ()
+        return (self._given,) if self._given is not None else ()
 
     @property
     def options(self) -> BuildOptions:
@@ -264,6 +267,18 @@ class Builder:
         if not callable(name):
             raise TypeError(f"name must be a callable (workload, template) -> str, not {name!r}")
 
+        if name is generate_pod_group_name:
+            # A function of the two names alone: each computed once per compiled Workload.
+            known = self._shared.names
+
+            def upstream(template: str) -> str:
+                found = known.get(template)
+                if found is None:
+                    found = known[template] = generate_pod_group_name(workload_name, template)
+                return found
+
+            return self._objects(document, upstream)
+
         def checked(template: str) -> str:
             result = name(workload_name, template)
             if not isinstance(result, str) or not result:
@@ -273,6 +288,10 @@ class Builder:
                 )
             return result
 
+        return self._objects(document, checked)
+
+    def _objects(self, document: dict[str, Any], checked: Callable[[str], str]) -> RuntimeObjects:
+        """The runtime objects of ``document``'s templates, each named ``checked(template)``."""
         objects = RuntimeObjects()
         spec = document["spec"]
         for leaf in spec.get("podGroupTemplates", ()):

@@ -28,6 +28,7 @@ from .mapconfig import COMPOSITE, LEAF, ItemKind, map_blocks, resolve_config
 
 __all__ = [
     "TEMPLATE_FIELDS",
+    "UNSET_BLOCKS",
     "BlockInput",
     "ConstraintsInput",
     "DisruptionModeInput",
@@ -67,14 +68,17 @@ class BlockInput:
     field_paths: Mapping[str, FieldPath] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
-        if isinstance(self.path_elements, str) or not isinstance(self.path_elements, Iterable):
-            raise TypeError("path_elements must be a sequence of field names, not a string")
-        elements = tuple(self.path_elements)
-        for element in elements:
-            if not isinstance(element, str):
-                raise TypeError(f"path_elements must be field names (str), got {element!r}")
-        object.__setattr__(self, "path_elements", elements)
-        if not self.field_paths and isinstance(self.field_paths, Mapping):
+        elements = self.path_elements
+        if type(elements) is not tuple or not all(type(e) is str for e in elements):
+            if isinstance(elements, str) or not isinstance(elements, Iterable):
+                raise TypeError("path_elements must be a sequence of field names, not a string")
+            elements = tuple(elements)
+            for element in elements:
+                if not isinstance(element, str):
+                    raise TypeError(f"path_elements must be field names (str), got {element!r}")
+            object.__setattr__(self, "path_elements", elements)
+        given = self.field_paths
+        if not given and (type(given) is dict or isinstance(given, Mapping)):
             object.__setattr__(self, "field_paths", _NO_FIELD_PATHS)
         elif not isinstance(self.field_paths, Mapping):
             raise TypeError(
@@ -91,7 +95,9 @@ class BlockInput:
                 mapped[key] = path
             object.__setattr__(self, "field_paths", MappingProxyType(mapped))
         for name, kind in _block_types(type(self)).items():
-            _check_type(f"{type(self).__name__}.{name}", getattr(self, name), kind)
+            value = getattr(self, name)
+            if value is not None and type(value) is not kind:
+                _check_type(f"{type(self).__name__}.{name}", value, kind)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -126,6 +132,8 @@ class ResourceClaimsInput(BlockInput):
 
     def __post_init__(self) -> None:
         BlockInput.__post_init__(self)
+        if self.pod_group_data == () and type(self.pod_group_data) is tuple:
+            return
         claims = tuple(self.pod_group_data or ())
         for claim in claims:
             _check_type("each resource claim", claim, v1alpha3.WorkloadPodGroupResourceClaim)
@@ -142,6 +150,13 @@ class WorkloadInput:
     resource_claims: ResourceClaimsInput = field(default_factory=ResourceClaimsInput)
 
     def __post_init__(self) -> None:
+        if (
+            type(self.policy) is PolicyInput
+            and type(self.constraints) is ConstraintsInput
+            and type(self.disruption_mode) is DisruptionModeInput
+            and type(self.resource_claims) is ResourceClaimsInput
+        ):
+            return
         for name, kind in (
             ("policy", PolicyInput),
             ("constraints", ConstraintsInput),
@@ -184,19 +199,44 @@ def standard_input(
     resource_claims: tuple[v1alpha3.WorkloadPodGroupResourceClaim, ...] = (),
 ) -> WorkloadInput:
     """The blocks of an item of ``kind`` at the standard path elements (``schedulingPolicy``,
-    ``schedulingConstraints``, ``disruptionMode``, ``resourceClaims``)."""
+    ``schedulingConstraints``, ``disruptionMode``, ``resourceClaims``); an unset block is one
+    shared value."""
+    unset = UNSET_BLOCKS
     return WorkloadInput(
-        policy=PolicyInput(path_elements=(TEMPLATE_FIELDS[PolicyInput],), **_held(kind, policy)),
-        constraints=ConstraintsInput(
-            path_elements=(TEMPLATE_FIELDS[ConstraintsInput],), **_held(kind, constraints)
-        ),
-        disruption_mode=DisruptionModeInput(
-            path_elements=(TEMPLATE_FIELDS[DisruptionModeInput],), **_held(kind, disruption_mode)
-        ),
-        resource_claims=ResourceClaimsInput(
-            path_elements=(TEMPLATE_FIELDS[ResourceClaimsInput],), pod_group_data=resource_claims
+        policy=unset[PolicyInput] if policy is None else _standard(PolicyInput, kind, policy),
+        constraints=unset[ConstraintsInput]
+        if constraints is None
+        else _standard(ConstraintsInput, kind, constraints),
+        disruption_mode=unset[DisruptionModeInput]
+        if disruption_mode is None
+        else _standard(DisruptionModeInput, kind, disruption_mode),
+        resource_claims=unset[ResourceClaimsInput]
+        if resource_claims == ()
+        else ResourceClaimsInput(
+            path_elements=_STANDARD[ResourceClaimsInput], pod_group_data=resource_claims
         ),
     )
+
+
+# The standard *Input of a building block of the SDK's own (frozen) types, one per block
+# object (held here, so that its id is not reused while it is): blocks shared between trees
+# (the shorthands share them) share their *Input too. At most _MAX_SHARED_INPUTS.
+_SHARED_INPUTS: dict[tuple[type, str, int], tuple[object, BlockInput]] = {}
+_MAX_SHARED_INPUTS = 1024
+
+
+def _standard(input_kind: type[BlockInput], kind: ItemKind, block: object) -> Any:
+    """``input_kind`` of ``block`` at the standard path element, for an item of ``kind``."""
+    key = (input_kind, kind.data, id(block))
+    shared = _SHARED_INPUTS.get(key)
+    if shared is not None:
+        return shared[1]
+    made = input_kind(path_elements=_STANDARD[input_kind], **_held(kind, block))
+    if type(block) in _block_types(input_kind).values():
+        if len(_SHARED_INPUTS) >= _MAX_SHARED_INPUTS:
+            _SHARED_INPUTS.clear()
+        _SHARED_INPUTS[key] = (block, made)
+    return made
 
 
 _BLOCK_TYPES: dict[type, Mapping[str, type]] = {}
@@ -371,24 +411,34 @@ class WorkloadItem:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
             raise TypeError(f"WorkloadItem name must be a string, not {type(self.name).__name__}")
-        object.__setattr__(self, "path", as_path(self.path))
-        _check_type("default_config", self.default_config, SchedulingConfig)
-        if not isinstance(self.input, WorkloadInput):
+        if self.path is not None and type(self.path) is not FieldPath:
+            object.__setattr__(self, "path", as_path(self.path))
+        if self.default_config is not None and type(self.default_config) is not SchedulingConfig:
+            _check_type("default_config", self.default_config, SchedulingConfig)
+        if type(self.input) is not WorkloadInput and not isinstance(self.input, WorkloadInput):
             raise TypeError("WorkloadItem input must be a WorkloadInput")
-        callbacks = tuple(self.callbacks)
-        for cb in callbacks:
-            if not callable(cb):
-                raise TypeError(f"each callback of {self.name!r} must be callable, got {cb!r}")
-        children = tuple(self.children)
-        for child in children:
-            if not isinstance(child, WorkloadItem):
-                raise TypeError(
-                    f"each child of workload item {self.name!r} must be a WorkloadItem,"
-                    f" not {type(child).__name__}"
-                )
-        object.__setattr__(self, "callbacks", callbacks)
-        object.__setattr__(self, "children", children)
-        object.__setattr__(self, "field_paths", _item_field_paths(self.name, self.field_paths))
+        callbacks = self.callbacks
+        if callbacks != () or type(callbacks) is not tuple:
+            callbacks = tuple(callbacks)
+            for cb in callbacks:
+                if not callable(cb):
+                    raise TypeError(f"each callback of {self.name!r} must be callable, got {cb!r}")
+            object.__setattr__(self, "callbacks", callbacks)
+        children = self.children
+        if type(children) is not tuple or not all(type(c) is WorkloadItem for c in children):
+            children = tuple(children)
+            for child in children:
+                if not isinstance(child, WorkloadItem):
+                    raise TypeError(
+                        f"each child of workload item {self.name!r} must be a WorkloadItem,"
+                        f" not {type(child).__name__}"
+                    )
+            object.__setattr__(self, "children", children)
+        given = self.field_paths
+        if type(given) is dict and not given:
+            object.__setattr__(self, "field_paths", _NO_FIELD_PATHS)
+        else:
+            object.__setattr__(self, "field_paths", _item_field_paths(self.name, given))
         if self.replicas is not None:
             _check_count(self.name, "replicas", self.replicas)
             if children:
@@ -455,3 +505,13 @@ class WorkloadItem:
         if user is None:
             user = self.user_config()
         return resolve_config(self.default_config, user, self.callbacks)
+
+
+# The standard path elements of each kind of block, and each kind unset there (immutable, one
+# value shared by every item that leaves the block unset).
+_STANDARD: Mapping[type[BlockInput], tuple[str]] = MappingProxyType(
+    {kind: (name,) for kind, name in TEMPLATE_FIELDS.items()}
+)
+UNSET_BLOCKS: Mapping[type[BlockInput], Any] = MappingProxyType(
+    {kind: kind(path_elements=elements) for kind, elements in _STANDARD.items()}
+)
