@@ -342,7 +342,7 @@ def _value(part: object) -> object:
 
 def _block_value(block: BlockInput) -> object:
     """The value of one of an item's ``*Input`` blocks, kept for the last ``_MAX_INPUT_VALUES``
-    (immutable, and held there: their ids are not reused while kept)."""
+    blocks and inputs (immutable, and held there: their ids are not reused while kept)."""
     known = _INPUT_VALUES.get(id(block))
     if known is not None:
         return known[1]
@@ -357,14 +357,19 @@ def _block_value(block: BlockInput) -> object:
         _value(tuple(paths.items())) if paths else (),
         *[_value(getattr(block, name)) for name in _BLOCK_DATA[kind]],
     )
-    if len(_INPUT_VALUES) >= _MAX_INPUT_VALUES:
-        _INPUT_VALUES.clear()
-        _INPUT_VALUES.update(_UNSET_VALUES)
-    _INPUT_VALUES[id(block)] = (block, value)
+    _keep_value(block, value)
     return value
 
 
-_INPUT_VALUES: dict[int, tuple[BlockInput, object]] = {}
+def _keep_value(part: object, value: object) -> None:
+    if len(_INPUT_VALUES) >= _MAX_INPUT_VALUES:
+        _INPUT_VALUES.clear()
+        _INPUT_VALUES.update(_UNSET_VALUES)
+    _INPUT_VALUES[id(part)] = (part, value)
+
+
+# The values of *Input blocks and WorkloadInputs (immutable), with each object held.
+_INPUT_VALUES: dict[int, tuple[object, object]] = {}
 _MAX_INPUT_VALUES: Final = 4096
 for _unset in UNSET_BLOCKS.values():
     _block_value(_unset)
@@ -378,24 +383,23 @@ def tree_value(root: WorkloadItem) -> tuple[object, ...] | None:
     another type than the SDK's own (a subclass, a ``bool`` count)."""
     out: list[object] = []
     add = out.extend
+    inputs = _INPUT_VALUES.get
     try:
         for item in root.walk():
             given = item.input
-            if type(item) is not WorkloadItem or item.callbacks or type(given) is not WorkloadInput:
+            if type(item) is not WorkloadItem or item.callbacks:
                 return None
+            blocks = inputs(id(given))
             name, path, config = item.name, item.path, item.default_config
-            paths = item.field_paths
+            replicas, groups, paths = item.replicas, item.child_groups, item.field_paths
             add(
                 (
                     name if type(name) is str else _value(name),
                     path if path is None or type(path) is FieldPath else _value(path),
                     None if config is None else _value(config),
-                    _block_value(given.policy),
-                    _block_value(given.constraints),
-                    _block_value(given.disruption_mode),
-                    _block_value(given.resource_claims),
-                    _value(item.replicas),
-                    _value(item.child_groups),
+                    _input_value(given) if blocks is None else blocks[1],
+                    replicas if replicas is None or type(replicas) is int else _value(replicas),
+                    groups if groups is None or type(groups) is int else _value(groups),
                     _value(tuple(paths.items())) if paths else (),
                     len(item.children),
                 )
@@ -403,6 +407,20 @@ def tree_value(root: WorkloadItem) -> tuple[object, ...] | None:
     except _NoValue:
         return None
     return tuple(out)
+
+
+def _input_value(given: WorkloadInput) -> object:
+    """The value of an item's four blocks, kept as ``_block_value`` keeps it."""
+    if type(given) is not WorkloadInput:
+        raise _NoValue
+    value = (
+        _block_value(given.policy),
+        _block_value(given.constraints),
+        _block_value(given.disruption_mode),
+        _block_value(given.resource_claims),
+    )
+    _keep_value(given, value)
+    return value
 
 
 def seen_equal(root: WorkloadItem) -> WorkloadItem:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any, get_args, get_origin, get_type_hints
 
@@ -39,6 +39,7 @@ __all__ = [
     "WorkloadItem",
     "as_path",
     "standard_input",
+    "standard_item",
 ]
 
 
@@ -202,20 +203,37 @@ def standard_input(
     ``schedulingConstraints``, ``disruptionMode``, ``resourceClaims``); an unset block is one
     shared value."""
     unset = UNSET_BLOCKS
-    return WorkloadInput(
-        policy=unset[PolicyInput] if policy is None else _standard(PolicyInput, kind, policy),
-        constraints=unset[ConstraintsInput]
+    blocks = (
+        unset[PolicyInput] if policy is None else _standard(PolicyInput, kind, policy),
+        unset[ConstraintsInput]
         if constraints is None
         else _standard(ConstraintsInput, kind, constraints),
-        disruption_mode=unset[DisruptionModeInput]
+        unset[DisruptionModeInput]
         if disruption_mode is None
         else _standard(DisruptionModeInput, kind, disruption_mode),
-        resource_claims=unset[ResourceClaimsInput]
+        unset[ResourceClaimsInput]
         if resource_claims == ()
         else ResourceClaimsInput(
             path_elements=_STANDARD[ResourceClaimsInput], pod_group_data=resource_claims
         ),
     )
+    key = tuple(map(id, blocks))
+    shared = _SHARED_WORKLOAD_INPUTS.get(key)
+    if shared is not None:
+        return shared[1]
+    given: WorkloadInput = _NEW(WorkloadInput)  # as WorkloadInput(...), of blocks made here
+    for setter, block in zip(_SET_INPUT, blocks, strict=True):
+        setter(given, block)
+    if len(_SHARED_WORKLOAD_INPUTS) >= _MAX_SHARED_INPUTS:
+        _SHARED_WORKLOAD_INPUTS.clear()
+    _SHARED_WORKLOAD_INPUTS[key] = (blocks, given)
+    return given
+
+
+# Frozen slotted dataclasses set as their __init__ sets them, without a call of
+# object.__setattr__ per field, for values made and checked here.
+_NEW = object.__new__
+_SET_INPUT = tuple(vars(WorkloadInput)[f.name].__set__ for f in fields(WorkloadInput))
 
 
 # The standard *Input of a building block of the SDK's own (frozen) types, one per block
@@ -223,6 +241,8 @@ def standard_input(
 # (the shorthands share them) share their *Input too. At most _MAX_SHARED_INPUTS.
 _SHARED_INPUTS: dict[tuple[type, str, int], tuple[object, BlockInput]] = {}
 _MAX_SHARED_INPUTS = 1024
+# The WorkloadInput of four such blocks (held here too), one per four block objects.
+_SHARED_WORKLOAD_INPUTS: dict[tuple[int, ...], tuple[tuple[BlockInput, ...], WorkloadInput]] = {}
 
 
 def _standard(input_kind: type[BlockInput], kind: ItemKind, block: object) -> Any:
@@ -417,6 +437,10 @@ class WorkloadItem:
             _check_type("default_config", self.default_config, SchedulingConfig)
         if type(self.input) is not WorkloadInput and not isinstance(self.input, WorkloadInput):
             raise TypeError("WorkloadItem input must be a WorkloadInput")
+        self._check_rest()
+
+    def _check_rest(self) -> None:
+        """The checks of the callbacks, children, field paths and counts (as given)."""
         callbacks = self.callbacks
         if callbacks != () or type(callbacks) is not tuple:
             callbacks = tuple(callbacks)
@@ -437,7 +461,7 @@ class WorkloadItem:
         given = self.field_paths
         if type(given) is dict and not given:
             object.__setattr__(self, "field_paths", _NO_FIELD_PATHS)
-        else:
+        elif given is not _NO_FIELD_PATHS:
             object.__setattr__(self, "field_paths", _item_field_paths(self.name, given))
         if self.replicas is not None:
             _check_count(self.name, "replicas", self.replicas)
@@ -515,3 +539,45 @@ _STANDARD: Mapping[type[BlockInput], tuple[str]] = MappingProxyType(
 UNSET_BLOCKS: Mapping[type[BlockInput], Any] = MappingProxyType(
     {kind: kind(path_elements=elements) for kind, elements in _STANDARD.items()}
 )
+
+
+_SET_ITEM = tuple(vars(WorkloadItem)[f.name].__set__ for f in fields(WorkloadItem))
+
+
+def standard_item(
+    name: str,
+    path: FieldPath | None,
+    default_config: SchedulingConfig | None,
+    given: WorkloadInput,
+    callbacks: tuple[SchedulingConfigFunc, ...],
+    children: tuple[WorkloadItem, ...],
+    replicas: int | None,
+    child_groups: int | None,
+) -> WorkloadItem:
+    """``WorkloadItem(name, path=path, ...)`` for a caller that made ``name`` (a ``str``),
+    ``path``, ``default_config`` and ``given`` (``standard_input``) itself; the rest is checked
+    as ``WorkloadItem`` checks it."""
+    item: WorkloadItem = _NEW(WorkloadItem)
+    set_name, set_path, set_config, set_input, set_callbacks, set_children, *rest = _SET_ITEM
+    set_replicas, set_field_paths, set_groups, set_hash, set_derived = rest
+    set_name(item, name)
+    set_path(item, path)
+    set_config(item, default_config)
+    set_input(item, given)
+    set_callbacks(item, callbacks)
+    set_children(item, children)
+    set_replicas(item, replicas)
+    set_field_paths(item, _NO_FIELD_PATHS)
+    set_groups(item, child_groups)
+    set_hash(item, None)
+    set_derived(item, None)
+    if (
+        callbacks != ()
+        or type(callbacks) is not tuple
+        or replicas is not None
+        or child_groups is not None
+        or type(children) is not tuple
+        or not all(type(c) is WorkloadItem for c in children)
+    ):
+        item._check_rest()  # else nothing to check: no callbacks, no counts, exact children
+    return item

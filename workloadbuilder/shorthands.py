@@ -32,7 +32,7 @@ from .config import (
     SchedulingPolicy,
 )
 from .field import ErrorList, PathLike, parse_model
-from .item import WorkloadItem, as_path, standard_input
+from .item import WorkloadItem, as_path, standard_input, standard_item
 from .mapconfig import COMPOSITE, LEAF, ItemKind
 
 __all__ = ["basic", "composite", "gang", "leaf"]
@@ -62,6 +62,10 @@ def gang(
     Any integer is kept as given, so that ``validate()`` can report it; giving a leaf's count
     to a composite (or the reverse) is a ``ValueError`` when the item is made.
     """
+    if type(min_count) is int and min_group_count is None:
+        return _leaf_gang(min_count)
+    if type(min_group_count) is int and min_count is None:
+        return _composite_gang(min_group_count)
     for label, value in (("min_count", min_count), ("min_group_count", min_group_count)):
         if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
             raise TypeError(f"gang({label}=...) takes an int, not {type(value).__name__}")
@@ -127,7 +131,11 @@ def _policy_block(name: str, policy: object, kind: ItemKind) -> Any:
 
 
 def _mode_block(mode: object, kind: ItemKind) -> Any:
-    if type(mode) is kind.mode or isinstance(mode, kind.mode):
+    if type(mode) is kind.mode:
+        return mode
+    if type(mode) is str and (mode == "single" or mode == "all"):
+        return _named_mode(kind, mode)
+    if isinstance(mode, kind.mode):
         return mode
     if mode == "single" or mode == "all":
         return _named_mode(kind, str(mode))
@@ -143,7 +151,11 @@ def _named_mode(kind: ItemKind, mode: str) -> Any:
 
 def _constraints(keys: Iterable[str], kind: ItemKind) -> Any:
     """The constraints block of the label ``keys`` (``None`` for none)."""
-    if isinstance(keys, str) or not isinstance(keys, Iterable):
+    if keys == () and type(keys) is tuple:
+        return None
+    if type(keys) not in (list, tuple) and (
+        isinstance(keys, str) or not isinstance(keys, Iterable)
+    ):
         raise TypeError(
             "topology is a sequence of label keys, e.g. ('topology.kubernetes.io/zone',)"
         )
@@ -212,15 +224,15 @@ def _item(
         None if disruption_mode is None else _mode_block(disruption_mode, kind),
         claims,
     )
-    return WorkloadItem(
+    return standard_item(
         name,
-        path=as_path(path),
-        default_config=_defaults(priority_class_name),
-        input=given,
-        callbacks=tuple(callbacks),
-        children=children,
-        replicas=replicas,
-        child_groups=child_groups,
+        as_path(path),
+        _defaults(priority_class_name),
+        given,
+        callbacks if type(callbacks) is tuple else tuple(callbacks),
+        children,
+        replicas,
+        child_groups,
     )
 
 
