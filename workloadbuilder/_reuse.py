@@ -24,6 +24,7 @@ in place: ``options_key`` reads every field each time, the owner's too, with the
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -146,7 +147,7 @@ class Compiled:
     first Builder that needs it and never changed after: the Workload's JSON (``document``,
     the deferred input; ``view``, its ``to_dict()`` form) and each template's stamp spec and
     ``to_dict()`` function, with the owner JSON and namespace stamps are made with, and the
-    upstream name of each template's objects."""
+    upstream name of each template's objects, and the plan of a release with those names."""
 
     __slots__ = (
         "compiled",
@@ -156,6 +157,7 @@ class Compiled:
         "names",
         "owner_copy",
         "owner_json",
+        "plan",
         "stamp_json",
         "stamp_namespace",
         "stamp_ready",
@@ -170,6 +172,8 @@ class Compiled:
         self.composite_stamps: dict[str, dict[str, Any]] = {}
         # generate_pod_group_name(the Workload's name, template) by template name.
         self.names: dict[str, str] = {}
+        # Each object of a release with those names: kind, name, spec, to_dict() function.
+        self.plan: list[tuple[type, str, dict[str, Any], Any]] | None = None
         self.stamp_json: dict[tuple[bool, str], JsonFactory | None] = {}
         self.owner_json: dict[str, Any] | None = None
         self.owner_copy: Callable[[], dict[str, Any]] | None = None
@@ -384,14 +388,18 @@ def tree_value(root: WorkloadItem) -> tuple[object, ...] | None:
     out: list[object] = []
     add = out.extend
     inputs = _INPUT_VALUES.get
+    stack = [root]  # depth first, in child order (as WorkloadItem.walk())
+    pop, push = stack.pop, stack.extend
     try:
-        for item in root.walk():
-            given = item.input
+        while stack:
+            item = pop()
             if type(item) is not WorkloadItem or item.callbacks:
                 return None
+            given, name, path, config = item.input, item.name, item.path, item.default_config
+            replicas, groups, paths, children = (
+                item.replicas, item.child_groups, item.field_paths, item.children,
+            )  # fmt: skip
             blocks = inputs(id(given))
-            name, path, config = item.name, item.path, item.default_config
-            replicas, groups, paths = item.replicas, item.child_groups, item.field_paths
             add(
                 (
                     name if type(name) is str else _value(name),
@@ -401,16 +409,20 @@ def tree_value(root: WorkloadItem) -> tuple[object, ...] | None:
                     replicas if replicas is None or type(replicas) is int else _value(replicas),
                     groups if groups is None or type(groups) is int else _value(groups),
                     _value(tuple(paths.items())) if paths else (),
-                    len(item.children),
+                    len(children),
                 )
             )
+            if children:
+                push(reversed(children))
     except _NoValue:
         return None
     return tuple(out)
 
 
 def _input_value(given: WorkloadInput) -> object:
-    """The value of an item's four blocks, kept as ``_block_value`` keeps it."""
+    """The value of an item's four blocks as a number, the same for equal values while both
+    are kept and never given to another value (numbers are not reused: a value told again
+    after the table was emptied gets a new one), kept as ``_block_value`` keeps it."""
     if type(given) is not WorkloadInput:
         raise _NoValue
     value = (
@@ -419,8 +431,18 @@ def _input_value(given: WorkloadInput) -> object:
         _block_value(given.disruption_mode),
         _block_value(given.resource_claims),
     )
-    _keep_value(given, value)
-    return value
+    number = _NUMBERS.get(value)
+    if number is None:
+        if len(_NUMBERS) >= _MAX_INPUT_VALUES:
+            _NUMBERS.clear()
+        number = _NUMBERS[value] = next(_NEXT_NUMBER)
+    _keep_value(given, number)
+    return number
+
+
+# The number of each value of four blocks (at most _MAX_INPUT_VALUES), and the next number.
+_NUMBERS: dict[tuple[object, ...], int] = {}
+_NEXT_NUMBER: Final = itertools.count()
 
 
 def seen_equal(root: WorkloadItem) -> WorkloadItem:

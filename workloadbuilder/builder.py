@@ -74,6 +74,8 @@ _COMPILE_AFTER = 8
 _Stamped = TypeVar("_Stamped", PodGroup, CompositePodGroup)
 _Sweep = Callable[[str], DeferredModel]
 _Parent = str | None | _NoParent
+# One object of a release plan: its kind, name, spec and to_dict() function.
+_Planned = tuple[type[DeferredModel], str, dict[str, Any], Any]
 
 
 class BuildError(ValueError):
@@ -269,7 +271,8 @@ class Builder:
 
         if name is generate_pod_group_name:
             # A function of the two names alone: each computed once per compiled Workload.
-            known = self._shared.names
+            shared = self._shared
+            known = shared.names
 
             def upstream(template: str) -> str:
                 found = known.get(template)
@@ -277,7 +280,11 @@ class Builder:
                     found = known[template] = generate_pod_group_name(workload_name, template)
                 return found
 
-            return self._objects(document, upstream)
+            if not self._reusing or self._existing is not None:
+                return self._objects(document, upstream)
+            if shared.plan is None:
+                shared.plan = self._release_plan(document, upstream)
+            return self._planned(shared.plan)
 
         def checked(template: str) -> str:
             result = name(workload_name, template)
@@ -298,6 +305,60 @@ class Builder:
             objects.append(self.new_pod_group(checked(leaf["name"]), leaf["name"]))
         for root in spec.get("compositePodGroupTemplates", ()):
             objects.extend(self._composite_tree(root, None, checked))
+        return objects
+
+    def _release_plan(self, document: dict[str, Any], name: Callable[[str], str]) -> list[_Planned]:
+        """What every release of a kept Workload with upstream's names is made of, parents
+        first: each object's kind, name, spec (shared, never changed) and ``to_dict()``, as
+        ``_objects()`` makes them."""
+        plan: list[_Planned] = []
+        shared = self._shared
+        spec = document["spec"]
+        for leaf in spec.get("podGroupTemplates", ()):  # as new_pod_group() stamps them
+            stamped = self._stamped(name(leaf["name"]), leaf["name"], True)
+            to_json = shared.stamp_json[True, leaf["name"]]
+            plan.append((PodGroup, stamped["metadata"]["name"], stamped["spec"], to_json))
+        for root in spec.get("compositePodGroupTemplates", ()):
+            self._composite_plan(root, None, name, plan)
+        return plan
+
+    def _composite_plan(
+        self,
+        template: Mapping[str, Any],
+        parent: str | None,
+        name: Callable[[str], str],
+        plan: list[_Planned],
+    ) -> None:
+        """``_release_plan()`` of a composite template and its subtree (as _composite_tree)."""
+        shared = self._shared
+        template_name = template["name"]
+        own = name(template_name)
+        stamped = self._stamped(own, template_name, False, parent, template)
+        to_json = shared.release_json(False, template_name, stamped, True)
+        plan.append((CompositePodGroup, own, stamped["spec"], to_json))
+        for leaf in template.get("podGroupTemplates", ()):
+            leaf_name = leaf["name"]
+            stamped = self._stamped(name(leaf_name), leaf_name, True, own, leaf)
+            to_json = shared.release_json(True, leaf_name, stamped, True)
+            plan.append((PodGroup, stamped["metadata"]["name"], stamped["spec"], to_json))
+        for child in template.get("compositePodGroupTemplates", ()):
+            self._composite_plan(child, own, name, plan)
+
+    def _planned(self, plan: list[_Planned]) -> RuntimeObjects:
+        """The objects of ``plan``, each of its own metadata (as ``_stamped()`` writes it)."""
+        if not self._stamping:
+            self._start_stamping()
+        shared = self._shared
+        namespace, owner = shared.stamp_namespace, shared.owner_json
+        objects = RuntimeObjects()
+        append = objects.append
+        for kind, name, spec, to_json in plan:
+            metadata: dict[str, Any] = {"name": name, "namespace": namespace}
+            if owner is not None:
+                metadata["ownerReferences"] = [owner]
+            append(
+                cast(RuntimeObject, deferred(kind, {"metadata": metadata, "spec": spec}, to_json))
+            )
         return objects
 
     def _composite_tree(
