@@ -345,39 +345,25 @@ def _value(part: object) -> object:
 
 
 def _block_value(block: BlockInput) -> object:
-    """The value of one of an item's ``*Input`` blocks, kept for the last ``_MAX_INPUT_VALUES``
-    blocks and inputs (immutable, and held there: their ids are not reused while kept)."""
-    known = _INPUT_VALUES.get(id(block))
+    """The value of one of an item's ``*Input`` blocks (the shared unset ones are known)."""
+    known = _UNSET_VALUES.get(id(block))
     if known is not None:
-        return known[1]
+        return known
     kind = type(block)
     if kind not in _BLOCK_DATA:
         raise _NoValue
     elements = block.path_elements
     paths = block.field_paths
-    value = (
+    return (
         kind,
         elements if all(type(e) is str for e in elements) else _value(elements),
         _value(tuple(paths.items())) if paths else (),
         *[_value(getattr(block, name)) for name in _BLOCK_DATA[kind]],
     )
-    _keep_value(block, value)
-    return value
 
 
-def _keep_value(part: object, value: object) -> None:
-    if len(_INPUT_VALUES) >= _MAX_INPUT_VALUES:
-        _INPUT_VALUES.clear()
-        _INPUT_VALUES.update(_UNSET_VALUES)
-    _INPUT_VALUES[id(part)] = (part, value)
-
-
-# The values of *Input blocks and WorkloadInputs (immutable), with each object held.
-_INPUT_VALUES: dict[int, tuple[object, object]] = {}
-_MAX_INPUT_VALUES: Final = 4096
-for _unset in UNSET_BLOCKS.values():
-    _block_value(_unset)
-_UNSET_VALUES: Final = dict(_INPUT_VALUES)
+_UNSET_VALUES: dict[int, object] = {}  # of the module's own (immortal) unset blocks
+_UNSET_VALUES.update((id(block), _block_value(block)) for block in UNSET_BLOCKS.values())
 
 
 def tree_value(root: WorkloadItem) -> tuple[object, ...] | None:
@@ -387,7 +373,6 @@ def tree_value(root: WorkloadItem) -> tuple[object, ...] | None:
     another type than the SDK's own (a subclass, a ``bool`` count)."""
     out: list[object] = []
     add = out.extend
-    inputs = _INPUT_VALUES.get
     stack = [root]  # depth first, in child order (as WorkloadItem.walk())
     pop, push = stack.pop, stack.extend
     try:
@@ -399,13 +384,13 @@ def tree_value(root: WorkloadItem) -> tuple[object, ...] | None:
             replicas, groups, paths, children = (
                 item.replicas, item.child_groups, item.field_paths, item.children,
             )  # fmt: skip
-            blocks = inputs(id(given))
+            number = given._number
             add(
                 (
                     name if type(name) is str else _value(name),
                     path if path is None or type(path) is FieldPath else _value(path),
                     None if config is None else _value(config),
-                    _input_value(given) if blocks is None else blocks[1],
+                    _input_number(given) if number is None else number,
                     replicas if replicas is None or type(replicas) is int else _value(replicas),
                     groups if groups is None or type(groups) is int else _value(groups),
                     _value(tuple(paths.items())) if paths else (),
@@ -419,10 +404,11 @@ def tree_value(root: WorkloadItem) -> tuple[object, ...] | None:
     return tuple(out)
 
 
-def _input_value(given: WorkloadInput) -> object:
-    """The value of an item's four blocks as a number, the same for equal values while both
-    are kept and never given to another value (numbers are not reused: a value told again
-    after the table was emptied gets a new one), kept as ``_block_value`` keeps it."""
+def _input_number(given: WorkloadInput) -> int:
+    """The number of the value of an item's four blocks, kept with the (immutable) input: the
+    same for equal values told while the table holds them, never given to another value
+    (numbers are not reused: a value told again after the table was emptied gets a new one,
+    so that an input told before can only miss)."""
     if type(given) is not WorkloadInput:
         raise _NoValue
     value = (
@@ -433,15 +419,16 @@ def _input_value(given: WorkloadInput) -> object:
     )
     number = _NUMBERS.get(value)
     if number is None:
-        if len(_NUMBERS) >= _MAX_INPUT_VALUES:
+        if len(_NUMBERS) >= _MAX_NUMBERS:
             _NUMBERS.clear()
         number = _NUMBERS[value] = next(_NEXT_NUMBER)
-    _keep_value(given, number)
+    object.__setattr__(given, "_number", number)
     return number
 
 
-# The number of each value of four blocks (at most _MAX_INPUT_VALUES), and the next number.
+# The number of each value of four blocks (at most _MAX_NUMBERS), and the next number.
 _NUMBERS: dict[tuple[object, ...], int] = {}
+_MAX_NUMBERS: Final = 4096
 _NEXT_NUMBER: Final = itertools.count()
 
 

@@ -149,6 +149,8 @@ class WorkloadInput:
     constraints: ConstraintsInput = field(default_factory=ConstraintsInput)
     disruption_mode: DisruptionModeInput = field(default_factory=DisruptionModeInput)
     resource_claims: ResourceClaimsInput = field(default_factory=ResourceClaimsInput)
+    # The number of this value of the four blocks, once told (workloadbuilder/_reuse.py).
+    _number: int | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if (
@@ -198,19 +200,22 @@ def standard_input(
     | v1alpha3.WorkloadCompositePodGroupDisruptionMode
     | None,
     resource_claims: tuple[v1alpha3.WorkloadPodGroupResourceClaim, ...] = (),
+    *,
+    shared: bool = False,
 ) -> WorkloadInput:
     """The blocks of an item of ``kind`` at the standard path elements (``schedulingPolicy``,
     ``schedulingConstraints``, ``disruptionMode``, ``resourceClaims``); an unset block is one
-    shared value."""
+    shared value. With ``shared`` (blocks that are themselves shared, as the shorthands'),
+    the input of the same block objects is one value too."""
     unset = UNSET_BLOCKS
     blocks = (
-        unset[PolicyInput] if policy is None else _standard(PolicyInput, kind, policy),
+        unset[PolicyInput] if policy is None else _standard(PolicyInput, kind, policy, shared),
         unset[ConstraintsInput]
         if constraints is None
-        else _standard(ConstraintsInput, kind, constraints),
+        else _standard(ConstraintsInput, kind, constraints, shared),
         unset[DisruptionModeInput]
         if disruption_mode is None
-        else _standard(DisruptionModeInput, kind, disruption_mode),
+        else _standard(DisruptionModeInput, kind, disruption_mode, shared),
         unset[ResourceClaimsInput]
         if resource_claims == ()
         else ResourceClaimsInput(
@@ -218,15 +223,16 @@ def standard_input(
         ),
     )
     key = tuple(map(id, blocks))
-    shared = _SHARED_WORKLOAD_INPUTS.get(key)
-    if shared is not None:
-        return shared[1]
+    known = _SHARED_WORKLOAD_INPUTS.get(key) if shared else None
+    if known is not None:
+        return known[1]
     given: WorkloadInput = _NEW(WorkloadInput)  # as WorkloadInput(...), of blocks made here
-    for setter, block in zip(_SET_INPUT, blocks, strict=True):
+    for setter, block in zip(_SET_INPUT, (*blocks, None), strict=True):
         setter(given, block)
-    if len(_SHARED_WORKLOAD_INPUTS) >= _MAX_SHARED_INPUTS:
-        _SHARED_WORKLOAD_INPUTS.clear()
-    _SHARED_WORKLOAD_INPUTS[key] = (blocks, given)
+    if shared:
+        if len(_SHARED_WORKLOAD_INPUTS) >= _MAX_SHARED_INPUTS:
+            _SHARED_WORKLOAD_INPUTS.clear()
+        _SHARED_WORKLOAD_INPUTS[key] = (blocks, given)
     return given
 
 
@@ -245,14 +251,15 @@ _MAX_SHARED_INPUTS = 1024
 _SHARED_WORKLOAD_INPUTS: dict[tuple[int, ...], tuple[tuple[BlockInput, ...], WorkloadInput]] = {}
 
 
-def _standard(input_kind: type[BlockInput], kind: ItemKind, block: object) -> Any:
-    """``input_kind`` of ``block`` at the standard path element, for an item of ``kind``."""
+def _standard(input_kind: type[BlockInput], kind: ItemKind, block: object, shared: bool) -> Any:
+    """``input_kind`` of ``block`` at the standard path element, for an item of ``kind``
+    (with ``shared``, one per block object)."""
     key = (input_kind, kind.data, id(block))
-    shared = _SHARED_INPUTS.get(key)
-    if shared is not None:
-        return shared[1]
+    known = _SHARED_INPUTS.get(key) if shared else None
+    if known is not None:
+        return known[1]
     made = input_kind(path_elements=_STANDARD[input_kind], **_held(kind, block))
-    if type(block) in _block_types(input_kind).values():
+    if shared and type(block) in _block_types(input_kind).values():
         if len(_SHARED_INPUTS) >= _MAX_SHARED_INPUTS:
             _SHARED_INPUTS.clear()
         _SHARED_INPUTS[key] = (block, made)

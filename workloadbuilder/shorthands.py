@@ -223,6 +223,7 @@ def _item(
         _constraints(topology, kind),
         None if disruption_mode is None else _mode_block(disruption_mode, kind),
         claims,
+        shared=True,
     )
     return standard_item(
         name,

@@ -263,6 +263,6 @@ def test_what_is_kept_by_value_is_bounded() -> None:
         root = _wide(count=1 + len(_reuse._TREES) % 8)
         wb.Builder(root, options).validate()
         assert _reuse._tree_items <= _reuse._MAX_TREE_ITEMS
-    assert len(_reuse._INPUT_VALUES) <= _reuse._MAX_INPUT_VALUES
+    assert len(_reuse._NUMBERS) <= _reuse._MAX_NUMBERS
     assert len(item_module._SHARED_INPUTS) <= item_module._MAX_SHARED_INPUTS
     assert len(item_module._SHARED_WORKLOAD_INPUTS) <= item_module._MAX_SHARED_INPUTS
