@@ -112,7 +112,8 @@ class Builder:
     def __init__(
         self, root: WorkloadItem | Sequence[WorkloadItem] | None, options: BuildOptions
     ) -> None:
-        roots = as_roots(root)  # several roots: one independent template each (roots.py)
+        # several roots: one independent template each (roots.py)
+        roots = None if type(root) is WorkloadItem else as_roots(root)
         if not isinstance(options, BuildOptions):
             raise TypeError(f"options must be BuildOptions, not {type(options).__name__}")
         if roots is not None and len(roots) == 1:

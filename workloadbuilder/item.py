@@ -207,6 +207,11 @@ def standard_input(
     ``schedulingConstraints``, ``disruptionMode``, ``resourceClaims``); an unset block is one
     shared value. With ``shared`` (blocks that are themselves shared, as the shorthands'),
     the input of the same block objects is one value too."""
+    raw = (kind.data, id(policy), id(constraints), id(disruption_mode))
+    if shared and resource_claims == ():  # the same block objects: the same input
+        known = _SHARED_BY_BLOCKS.get(raw)
+        if known is not None:
+            return known[1]
     unset = UNSET_BLOCKS
     blocks = (
         unset[PolicyInput] if policy is None else _standard(PolicyInput, kind, policy, shared),
@@ -233,6 +238,10 @@ def standard_input(
         if len(_SHARED_WORKLOAD_INPUTS) >= _MAX_SHARED_INPUTS:
             _SHARED_WORKLOAD_INPUTS.clear()
         _SHARED_WORKLOAD_INPUTS[key] = (blocks, given)
+        if resource_claims == ():
+            if len(_SHARED_BY_BLOCKS) >= _MAX_SHARED_INPUTS:
+                _SHARED_BY_BLOCKS.clear()
+            _SHARED_BY_BLOCKS[raw] = ((policy, constraints, disruption_mode), given)
     return given
 
 
@@ -247,8 +256,10 @@ _SET_INPUT = tuple(vars(WorkloadInput)[f.name].__set__ for f in fields(WorkloadI
 # (the shorthands share them) share their *Input too. At most _MAX_SHARED_INPUTS.
 _SHARED_INPUTS: dict[tuple[type, str, int], tuple[object, BlockInput]] = {}
 _MAX_SHARED_INPUTS = 1024
-# The WorkloadInput of four such blocks (held here too), one per four block objects.
+# The WorkloadInput of four such blocks (held here too), one per four block objects; and the
+# same by the building blocks themselves (held), for an item without claims.
 _SHARED_WORKLOAD_INPUTS: dict[tuple[int, ...], tuple[tuple[BlockInput, ...], WorkloadInput]] = {}
+_SHARED_BY_BLOCKS: dict[tuple[object, ...], tuple[tuple[object, ...], WorkloadInput]] = {}
 
 
 def _standard(input_kind: type[BlockInput], kind: ItemKind, block: object, shared: bool) -> Any:
@@ -548,7 +559,10 @@ UNSET_BLOCKS: Mapping[type[BlockInput], Any] = MappingProxyType(
 )
 
 
-_SET_ITEM = tuple(vars(WorkloadItem)[f.name].__set__ for f in fields(WorkloadItem))
+(
+    _SET_NAME, _SET_PATH, _SET_CONFIG, _SET_GIVEN, _SET_CALLBACKS, _SET_CHILDREN, _SET_REPLICAS,
+    _SET_FIELD_PATHS, _SET_GROUPS, _SET_HASH, _SET_DERIVED,
+) = (vars(WorkloadItem)[f.name].__set__ for f in fields(WorkloadItem))  # fmt: skip
 
 
 def standard_item(
@@ -565,19 +579,17 @@ def standard_item(
     ``path``, ``default_config`` and ``given`` (``standard_input``) itself; the rest is checked
     as ``WorkloadItem`` checks it."""
     item: WorkloadItem = _NEW(WorkloadItem)
-    set_name, set_path, set_config, set_input, set_callbacks, set_children, *rest = _SET_ITEM
-    set_replicas, set_field_paths, set_groups, set_hash, set_derived = rest
-    set_name(item, name)
-    set_path(item, path)
-    set_config(item, default_config)
-    set_input(item, given)
-    set_callbacks(item, callbacks)
-    set_children(item, children)
-    set_replicas(item, replicas)
-    set_field_paths(item, _NO_FIELD_PATHS)
-    set_groups(item, child_groups)
-    set_hash(item, None)
-    set_derived(item, None)
+    _SET_NAME(item, name)
+    _SET_PATH(item, path)
+    _SET_CONFIG(item, default_config)
+    _SET_GIVEN(item, given)
+    _SET_CALLBACKS(item, callbacks)
+    _SET_CHILDREN(item, children)
+    _SET_REPLICAS(item, replicas)
+    _SET_FIELD_PATHS(item, _NO_FIELD_PATHS)
+    _SET_GROUPS(item, child_groups)
+    _SET_HASH(item, None)
+    _SET_DERIVED(item, None)
     if (
         callbacks != ()
         or type(callbacks) is not tuple

@@ -266,3 +266,4 @@ def test_what_is_kept_by_value_is_bounded() -> None:
     assert len(_reuse._NUMBERS) <= _reuse._MAX_NUMBERS
     assert len(item_module._SHARED_INPUTS) <= item_module._MAX_SHARED_INPUTS
     assert len(item_module._SHARED_WORKLOAD_INPUTS) <= item_module._MAX_SHARED_INPUTS
+    assert len(item_module._SHARED_BY_BLOCKS) <= item_module._MAX_SHARED_INPUTS
