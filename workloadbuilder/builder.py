@@ -156,8 +156,8 @@ class Builder:
 
     @property
     def root(self) -> WorkloadItem | tuple[WorkloadItem, ...] | None:
-        """The tree this Builder compiles, or its roots when it has several (fixed: the
-        compiled Workload is cached)."""
+        """The tree this Builder was given (it compiles it, or the equal tree found clean
+        before), or its roots when it has several (fixed: the compiled Workload is cached)."""
         return self._roots if self._roots is not None else self._given
 
     @property

@@ -23,6 +23,7 @@ from test_core_properties import trees
 from test_core_reuse import _forget, _options, _release, _release_tree
 
 import workloadbuilder as wb
+from benchmarks.bench_core import wide_tree
 from workloadbuilder import _reuse
 from workloadbuilder import item as item_module
 from workloadbuilder.api.scheduling_v1alpha3 import (
@@ -66,26 +67,11 @@ def _first(root: WorkloadItem, options: wb.BuildOptions) -> object:
 
 
 def _wide(count: int = 8) -> WorkloadItem:
-    width = 8
-    return wb.composite(
-        "root",
-        [
-            wb.composite(
-                f"g{i}",
-                [
-                    wb.composite(
-                        f"g{i}-{j}",
-                        [wb.leaf(f"g{i}-{j}-w{k}", policy=wb.gang(k + 1)) for k in range(width)],
-                        policy=wb.gang(min_group_count=width),
-                    )
-                    for j in range(width)
-                ],
-                policy=wb.gang(min_group_count=width),
-            )
-            for i in range(width)
-        ],
-        policy=wb.gang(min_group_count=count),
-    )
+    """The widest valid tree (``benchmarks/bench_core.py``), its root's gang ``count``."""
+    root = wide_tree()
+    policy = wb.gang(min_group_count=count)
+    given = item_module.standard_input(item_module.COMPOSITE, policy, None, None)
+    return dataclasses.replace(root, input=given)
 
 
 @settings(
