@@ -10,6 +10,13 @@ the Builders after it, which take it as it is and compile the ``to_dict()`` of w
 release. A tree released once keeps only the verdict. Options of a value whose own rules
 held (the Workload's name, namespace, owner) are not checked again for any tree.
 
+An equal tree made anew (as a controller makes it from its object on every reconcile) is the
+same value: ``seen_equal`` finds the tree found clean before of the same value (``tree_value``:
+every field of every item, with the types of the values that could compare equal across types),
+so that its Builder takes what that tree keeps. Only trees whose items resolve alone and whose
+every value is of an exact known type have a value; the table keeps at most ``_MAX_TREES``
+trees and ``_MAX_TREE_ITEMS`` items in all, the least recently found leaving first.
+
 ``BuildOptions`` is frozen but for its owner, an ``OwnerReference`` model that can be changed
 in place: ``options_key`` reads every field each time, the owner's too, with their types
 (``1 == True``, so a value alone could answer for another of a different type).
@@ -17,16 +24,38 @@ in place: ``options_key`` reads every field each time, the owner's too, with the
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any, Final
 
 from ._stampjson import flat_copy
+from .api import scheduling_v1alpha3 as v1alpha3
 from .api.meta_v1 import OwnerReference
 from .api.scheduling_v1alpha3 import CompositePodGroup
 from .api.scheduling_v1beta1 import PodGroup, Workload
 from .api.sdk import JsonFactory, deferred_json, json_factory
-from .field import ErrorList
-from .item import WorkloadItem
+from .config import (
+    AllDisruptionMode,
+    BasicSchedulingPolicy,
+    DisruptionMode,
+    GangSchedulingPolicy,
+    ResourceClaim,
+    SchedulingConfig,
+    SchedulingConstraints,
+    SchedulingPolicy,
+    SingleDisruptionMode,
+)
+from .field import ErrorList, FieldPath
+from .item import (
+    UNSET_BLOCKS,
+    BlockInput,
+    ConstraintsInput,
+    DisruptionModeInput,
+    PolicyInput,
+    ResourceClaimsInput,
+    WorkloadInput,
+    WorkloadItem,
+)
 from .options import BuildOptions
 from .validation import TreeCheckCache, resolves_alone, validate_tree
 
@@ -35,7 +64,9 @@ __all__ = [
     "OptionsKey",
     "compiled_for",
     "options_key",
+    "seen_equal",
     "still_of_value",
+    "tree_value",
     "validate_again",
 ]
 
@@ -54,6 +85,12 @@ _MAX_OPTIONS_CLEAN: Final = 256
 # Stamp functions compiled per tree and options value: each takes about 0.1 ms and 3 KB to
 # make, once; a wider tree's other templates keep their generic function.
 _MAX_COMPILED_STAMPS: Final = 64
+# Trees found clean, by value (tree_value), least recently found first; their items in all.
+_TREES: dict[tuple[object, ...], tuple[WorkloadItem, int]] = {}
+_MAX_TREES: Final = 128
+_MAX_TREE_ITEMS: Final = 8192
+_tree_items = 0
+_VALUE: Final = "value"  # kept with a root whose value was told (WorkloadItem.derived())
 _UNSET: Final[Any] = object()
 _OTHER: Final[Any] = object()
 _WORKLOAD: Final = "workload"
@@ -109,15 +146,18 @@ class Compiled:
     """What the Builders of one tree and one options value share, each part made once by the
     first Builder that needs it and never changed after: the Workload's JSON (``document``,
     the deferred input; ``view``, its ``to_dict()`` form) and each template's stamp spec and
-    ``to_dict()`` function, with the owner JSON and namespace stamps are made with."""
+    ``to_dict()`` function, with the owner JSON and namespace stamps are made with, and the
+    upstream name of each template's objects, and the plan of a release with those names."""
 
     __slots__ = (
         "compiled",
         "composite_stamps",
         "document",
         "leaf_stamps",
+        "names",
         "owner_copy",
         "owner_json",
+        "plan",
         "stamp_json",
         "stamp_namespace",
         "stamp_ready",
@@ -130,6 +170,10 @@ class Compiled:
         self.view: dict[str, Any] | None = None
         self.leaf_stamps: dict[str, dict[str, Any]] = {}
         self.composite_stamps: dict[str, dict[str, Any]] = {}
+        # generate_pod_group_name(the Workload's name, template) by template name.
+        self.names: dict[str, str] = {}
+        # Each object of a release with those names: kind, name, spec, to_dict() function.
+        self.plan: list[tuple[type, str, dict[str, Any], Any]] | None = None
         self.stamp_json: dict[tuple[bool, str], JsonFactory | None] = {}
         self.owner_json: dict[str, Any] | None = None
         self.owner_copy: Callable[[], dict[str, Any]] | None = None
@@ -210,6 +254,7 @@ def _remember_clean(root: WorkloadItem, key: OptionsKey) -> None:
     of value ``key``, when every item resolves alone (else the answer may change)."""
     if not _resolves_alone(root):
         return
+    _keep_tree(root)
     derived = root.derived()
     kept: dict[OptionsKey, Compiled | None] | None = derived.get(_COMPILED)
     if kept is None:
@@ -247,3 +292,173 @@ def validate_again(
         if old_root is None:
             _remember_clean(root, key)
     return errors, None
+
+
+class _NoValue(Exception):
+    """A part of a tree whose value cannot be told exactly (another type, a callback)."""
+
+
+# The values compared as they are: of these exact types, no two of different types are equal.
+_SCALARS: Final = frozenset({str, int, type(None), FieldPath})
+# The fields of each exact type a tree's value reads (the blocks, the default config's parts).
+_FIELDS: Final[dict[type, tuple[str, ...]]] = {
+    kind: tuple(kind.model_fields)
+    for kind in vars(v1alpha3).values()
+    if isinstance(kind, type) and issubclass(kind, v1alpha3._Block)
+}
+_FIELDS[v1alpha3._HeldTopologyConstraint] = ("key",)
+_FIELDS.update(
+    (kind, kind.__slots__)
+    for kind in (
+        SchedulingConfig,
+        SchedulingPolicy,
+        BasicSchedulingPolicy,
+        GangSchedulingPolicy,
+        SchedulingConstraints,
+        DisruptionMode,
+        SingleDisruptionMode,
+        AllDisruptionMode,
+        ResourceClaim,
+    )
+)
+# The attributes holding the blocks of each kind of *Input.
+_BLOCK_DATA: Final[dict[type, tuple[str, ...]]] = {
+    PolicyInput: ("pod_group_data", "composite_pod_group_data"),
+    ConstraintsInput: ("pod_group_data", "composite_pod_group_data"),
+    DisruptionModeInput: ("pod_group_data", "composite_pod_group_data"),
+    ResourceClaimsInput: ("pod_group_data",),
+}
+
+
+def _value(part: object) -> object:
+    """``part`` as a value of exact types: scalars as they are, tuples and known types field
+    by field (with their type); raises ``_NoValue`` for anything else."""
+    kind = type(part)
+    if kind in _SCALARS:
+        return part
+    if kind is tuple:
+        return tuple(map(_value, part))  # type: ignore[call-overload]
+    names = _FIELDS.get(kind)
+    if names is None:
+        raise _NoValue
+    return (kind, *[_value(getattr(part, name)) for name in names])
+
+
+def _block_value(block: BlockInput) -> object:
+    """The value of one of an item's ``*Input`` blocks (the shared unset ones are known)."""
+    known = _UNSET_VALUES.get(id(block))
+    if known is not None:
+        return known
+    kind = type(block)
+    if kind not in _BLOCK_DATA:
+        raise _NoValue
+    elements = block.path_elements
+    paths = block.field_paths
+    return (
+        kind,
+        elements if all(type(e) is str for e in elements) else _value(elements),
+        _value(tuple(paths.items())) if paths else (),
+        *[_value(getattr(block, name)) for name in _BLOCK_DATA[kind]],
+    )
+
+
+_UNSET_VALUES: dict[int, object] = {}  # of the module's own (immortal) unset blocks
+_UNSET_VALUES.update((id(block), _block_value(block)) for block in UNSET_BLOCKS.values())
+
+
+def tree_value(root: WorkloadItem) -> tuple[object, ...] | None:
+    """The value of the tree ``root``: equal for two trees exactly when every field of every
+    item is equal and of the same type (a flat tuple: each item's fields and number of
+    children, depth first); ``None`` for a tree of an item with callbacks, or of a value of
+    another type than the SDK's own (a subclass, a ``bool`` count)."""
+    out: list[object] = []
+    add = out.extend
+    stack = [root]  # depth first, in child order (as WorkloadItem.walk())
+    pop, push = stack.pop, stack.extend
+    try:
+        while stack:
+            item = pop()
+            if type(item) is not WorkloadItem or item.callbacks:
+                return None
+            given, name, path, config = item.input, item.name, item.path, item.default_config
+            replicas, groups, paths, children = (
+                item.replicas, item.child_groups, item.field_paths, item.children,
+            )  # fmt: skip
+            number = given._number
+            add(
+                (
+                    name if type(name) is str else _value(name),
+                    path if path is None or type(path) is FieldPath else _value(path),
+                    None if config is None else _value(config),
+                    _input_number(given) if number is None else number,
+                    replicas if replicas is None or type(replicas) is int else _value(replicas),
+                    groups if groups is None or type(groups) is int else _value(groups),
+                    _value(tuple(paths.items())) if paths else (),
+                    len(children),
+                )
+            )
+            if children:
+                push(reversed(children))
+    except _NoValue:
+        return None
+    return tuple(out)
+
+
+def _input_number(given: WorkloadInput) -> int:
+    """The number of the value of an item's four blocks, kept with the (immutable) input: the
+    same for equal values told while the table holds them, never given to another value
+    (numbers are not reused: a value told again after the table was emptied gets a new one,
+    so that an input told before can only miss)."""
+    if type(given) is not WorkloadInput:
+        raise _NoValue
+    value = (
+        _block_value(given.policy),
+        _block_value(given.constraints),
+        _block_value(given.disruption_mode),
+        _block_value(given.resource_claims),
+    )
+    number = _NUMBERS.get(value)
+    if number is None:
+        if len(_NUMBERS) >= _MAX_NUMBERS:
+            _NUMBERS.clear()
+        number = _NUMBERS[value] = next(_NEXT_NUMBER)
+    object.__setattr__(given, "_number", number)
+    return number
+
+
+# The number of each value of four blocks (at most _MAX_NUMBERS), and the next number.
+_NUMBERS: dict[tuple[object, ...], int] = {}
+_MAX_NUMBERS: Final = 4096
+_NEXT_NUMBER: Final = itertools.count()
+
+
+def seen_equal(root: WorkloadItem) -> WorkloadItem:
+    """The tree found clean before that is equal to ``root`` (``tree_value``), else ``root``
+    (then its value is kept with it, for ``_remember_clean``)."""
+    derived = root._derived
+    if derived is not None and (_COMPILED in derived or _VALUE in derived):
+        return root  # kept with the tree itself, or told already
+    value = tree_value(root)
+    if value is not None:
+        seen = _TREES.pop(value, None)
+        if seen is not None:
+            _TREES[value] = seen  # now the most recently found
+            return seen[0]
+    root.derived()[_VALUE] = value
+    return root
+
+
+def _keep_tree(root: WorkloadItem) -> None:
+    """Keep ``root``, found clean, as the tree of its value (evicting the least recently
+    found trees beyond the bounds)."""
+    global _tree_items
+    value = root.derived().get(_VALUE)
+    if value is None or value in _TREES:
+        return
+    size = sum(1 for _ in root.walk())
+    if size > _MAX_TREE_ITEMS:
+        return
+    while _TREES and (len(_TREES) >= _MAX_TREES or _tree_items + size > _MAX_TREE_ITEMS):
+        _tree_items -= _TREES.pop(next(iter(_TREES)))[1]
+    _TREES[value] = (root, size)
+    _tree_items += size

@@ -8,7 +8,7 @@ from typing import Any, TypeVar, cast
 from pydantic import ValidationError
 
 from ._gorender import go_quote
-from ._reuse import Compiled, OptionsKey, compiled_for, still_of_value, validate_again
+from ._reuse import Compiled, OptionsKey, compiled_for, seen_equal, still_of_value, validate_again
 from ._stampjson import (
     check_names,
     stamp_json_factory,
@@ -74,6 +74,8 @@ _COMPILE_AFTER = 8
 _Stamped = TypeVar("_Stamped", PodGroup, CompositePodGroup)
 _Sweep = Callable[[str], DeferredModel]
 _Parent = str | None | _NoParent
+# One object of a release plan: its kind, name, spec and to_dict() function.
+_Planned = tuple[type[DeferredModel], str, dict[str, Any], Any]
 
 
 class BuildError(ValueError):
@@ -110,13 +112,17 @@ class Builder:
     def __init__(
         self, root: WorkloadItem | Sequence[WorkloadItem] | None, options: BuildOptions
     ) -> None:
-        roots = as_roots(root)  # several roots: one independent template each (roots.py)
+        # several roots: one independent template each (roots.py)
+        roots = None if type(root) is WorkloadItem else as_roots(root)
         if not isinstance(options, BuildOptions):
             raise TypeError(f"options must be BuildOptions, not {type(options).__name__}")
         if roots is not None and len(roots) == 1:
             root, roots = roots[0], None
         self._roots = roots
-        self._root = root if isinstance(root, WorkloadItem) and roots is None else None
+        self._given = root if isinstance(root, WorkloadItem) and roots is None else None
+        # What the Builder compiles: the tree found clean before of the same value, if any,
+        # whose items keep what was found of them (_reuse.py).
+        self._root = seen_equal(self._given) if self._given is not None else None
         self._options = options
         # The tree check and each item's resolution, shared by validate() and the build.
         self._facts = TreeCheckCache(self._root) if self._root is not None else None
@@ -150,16 +156,16 @@ class Builder:
 
     @property
     def root(self) -> WorkloadItem | tuple[WorkloadItem, ...] | None:
-        """The tree this Builder compiles, or its roots when it has several (fixed: the
-        compiled Workload is cached)."""
-        return self._roots if self._roots is not None else self._root
+        """The tree this Builder was given (it compiles it, or the equal tree found clean
+        before), or its roots when it has several (fixed: the compiled Workload is cached)."""
+        return self._roots if self._roots is not None else self._given
 
     @property
     def roots(self) -> tuple[WorkloadItem, ...]:
         """The root items, one per template of the Workload's own list."""
         if self._roots is not None:
             return self._roots
-        return (self._root,) if self._root is not None else ()
+        return (self._given,) if self._given is not None else ()
 
     @property
     def options(self) -> BuildOptions:
@@ -264,6 +270,23 @@ class Builder:
         if not callable(name):
             raise TypeError(f"name must be a callable (workload, template) -> str, not {name!r}")
 
+        if name is generate_pod_group_name:
+            # A function of the two names alone: each computed once per compiled Workload.
+            shared = self._shared
+            known = shared.names
+
+            def upstream(template: str) -> str:
+                found = known.get(template)
+                if found is None:
+                    found = known[template] = generate_pod_group_name(workload_name, template)
+                return found
+
+            if not self._reusing or self._existing is not None:
+                return self._objects(document, upstream)
+            if shared.plan is None:
+                shared.plan = self._release_plan(document, upstream)
+            return self._planned(shared.plan)
+
         def checked(template: str) -> str:
             result = name(workload_name, template)
             if not isinstance(result, str) or not result:
@@ -273,12 +296,70 @@ class Builder:
                 )
             return result
 
+        return self._objects(document, checked)
+
+    def _objects(self, document: dict[str, Any], checked: Callable[[str], str]) -> RuntimeObjects:
+        """The runtime objects of ``document``'s templates, each named ``checked(template)``."""
         objects = RuntimeObjects()
         spec = document["spec"]
         for leaf in spec.get("podGroupTemplates", ()):
             objects.append(self.new_pod_group(checked(leaf["name"]), leaf["name"]))
         for root in spec.get("compositePodGroupTemplates", ()):
             objects.extend(self._composite_tree(root, None, checked))
+        return objects
+
+    def _release_plan(self, document: dict[str, Any], name: Callable[[str], str]) -> list[_Planned]:
+        """What every release of a kept Workload with upstream's names is made of, parents
+        first: each object's kind, name, spec (shared, never changed) and ``to_dict()``, as
+        ``_objects()`` makes them."""
+        plan: list[_Planned] = []
+        shared = self._shared
+        spec = document["spec"]
+        for leaf in spec.get("podGroupTemplates", ()):  # as new_pod_group() stamps them
+            stamped = self._stamped(name(leaf["name"]), leaf["name"], True)
+            to_json = shared.stamp_json[True, leaf["name"]]
+            plan.append((PodGroup, stamped["metadata"]["name"], stamped["spec"], to_json))
+        for root in spec.get("compositePodGroupTemplates", ()):
+            self._composite_plan(root, None, name, plan)
+        return plan
+
+    def _composite_plan(
+        self,
+        template: Mapping[str, Any],
+        parent: str | None,
+        name: Callable[[str], str],
+        plan: list[_Planned],
+    ) -> None:
+        """``_release_plan()`` of a composite template and its subtree (as _composite_tree)."""
+        shared = self._shared
+        template_name = template["name"]
+        own = name(template_name)
+        stamped = self._stamped(own, template_name, False, parent, template)
+        to_json = shared.release_json(False, template_name, stamped, True)
+        plan.append((CompositePodGroup, own, stamped["spec"], to_json))
+        for leaf in template.get("podGroupTemplates", ()):
+            leaf_name = leaf["name"]
+            stamped = self._stamped(name(leaf_name), leaf_name, True, own, leaf)
+            to_json = shared.release_json(True, leaf_name, stamped, True)
+            plan.append((PodGroup, stamped["metadata"]["name"], stamped["spec"], to_json))
+        for child in template.get("compositePodGroupTemplates", ()):
+            self._composite_plan(child, own, name, plan)
+
+    def _planned(self, plan: list[_Planned]) -> RuntimeObjects:
+        """The objects of ``plan``, each of its own metadata (as ``_stamped()`` writes it)."""
+        if not self._stamping:
+            self._start_stamping()
+        shared = self._shared
+        namespace, owner = shared.stamp_namespace, shared.owner_json
+        objects = RuntimeObjects()
+        append = objects.append
+        for kind, name, spec, to_json in plan:
+            metadata: dict[str, Any] = {"name": name, "namespace": namespace}
+            if owner is not None:
+                metadata["ownerReferences"] = [owner]
+            append(
+                cast(RuntimeObject, deferred(kind, {"metadata": metadata, "spec": spec}, to_json))
+            )
         return objects
 
     def _composite_tree(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any, get_args, get_origin, get_type_hints
 
@@ -28,6 +28,7 @@ from .mapconfig import COMPOSITE, LEAF, ItemKind, map_blocks, resolve_config
 
 __all__ = [
     "TEMPLATE_FIELDS",
+    "UNSET_BLOCKS",
     "BlockInput",
     "ConstraintsInput",
     "DisruptionModeInput",
@@ -38,6 +39,7 @@ __all__ = [
     "WorkloadItem",
     "as_path",
     "standard_input",
+    "standard_item",
 ]
 
 
@@ -67,14 +69,17 @@ class BlockInput:
     field_paths: Mapping[str, FieldPath] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
-        if isinstance(self.path_elements, str) or not isinstance(self.path_elements, Iterable):
-            raise TypeError("path_elements must be a sequence of field names, not a string")
-        elements = tuple(self.path_elements)
-        for element in elements:
-            if not isinstance(element, str):
-                raise TypeError(f"path_elements must be field names (str), got {element!r}")
-        object.__setattr__(self, "path_elements", elements)
-        if not self.field_paths and isinstance(self.field_paths, Mapping):
+        elements = self.path_elements
+        if type(elements) is not tuple or not all(type(e) is str for e in elements):
+            if isinstance(elements, str) or not isinstance(elements, Iterable):
+                raise TypeError("path_elements must be a sequence of field names, not a string")
+            elements = tuple(elements)
+            for element in elements:
+                if not isinstance(element, str):
+                    raise TypeError(f"path_elements must be field names (str), got {element!r}")
+            object.__setattr__(self, "path_elements", elements)
+        given = self.field_paths
+        if not given and (type(given) is dict or isinstance(given, Mapping)):
             object.__setattr__(self, "field_paths", _NO_FIELD_PATHS)
         elif not isinstance(self.field_paths, Mapping):
             raise TypeError(
@@ -91,7 +96,9 @@ class BlockInput:
                 mapped[key] = path
             object.__setattr__(self, "field_paths", MappingProxyType(mapped))
         for name, kind in _block_types(type(self)).items():
-            _check_type(f"{type(self).__name__}.{name}", getattr(self, name), kind)
+            value = getattr(self, name)
+            if value is not None and type(value) is not kind:
+                _check_type(f"{type(self).__name__}.{name}", value, kind)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -126,6 +133,8 @@ class ResourceClaimsInput(BlockInput):
 
     def __post_init__(self) -> None:
         BlockInput.__post_init__(self)
+        if self.pod_group_data == () and type(self.pod_group_data) is tuple:
+            return
         claims = tuple(self.pod_group_data or ())
         for claim in claims:
             _check_type("each resource claim", claim, v1alpha3.WorkloadPodGroupResourceClaim)
@@ -140,8 +149,17 @@ class WorkloadInput:
     constraints: ConstraintsInput = field(default_factory=ConstraintsInput)
     disruption_mode: DisruptionModeInput = field(default_factory=DisruptionModeInput)
     resource_claims: ResourceClaimsInput = field(default_factory=ResourceClaimsInput)
+    # The number of this value of the four blocks, once told (workloadbuilder/_reuse.py).
+    _number: int | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if (
+            type(self.policy) is PolicyInput
+            and type(self.constraints) is ConstraintsInput
+            and type(self.disruption_mode) is DisruptionModeInput
+            and type(self.resource_claims) is ResourceClaimsInput
+        ):
+            return
         for name, kind in (
             ("policy", PolicyInput),
             ("constraints", ConstraintsInput),
@@ -182,21 +200,81 @@ def standard_input(
     | v1alpha3.WorkloadCompositePodGroupDisruptionMode
     | None,
     resource_claims: tuple[v1alpha3.WorkloadPodGroupResourceClaim, ...] = (),
+    *,
+    shared: bool = False,
 ) -> WorkloadInput:
     """The blocks of an item of ``kind`` at the standard path elements (``schedulingPolicy``,
-    ``schedulingConstraints``, ``disruptionMode``, ``resourceClaims``)."""
-    return WorkloadInput(
-        policy=PolicyInput(path_elements=(TEMPLATE_FIELDS[PolicyInput],), **_held(kind, policy)),
-        constraints=ConstraintsInput(
-            path_elements=(TEMPLATE_FIELDS[ConstraintsInput],), **_held(kind, constraints)
-        ),
-        disruption_mode=DisruptionModeInput(
-            path_elements=(TEMPLATE_FIELDS[DisruptionModeInput],), **_held(kind, disruption_mode)
-        ),
-        resource_claims=ResourceClaimsInput(
-            path_elements=(TEMPLATE_FIELDS[ResourceClaimsInput],), pod_group_data=resource_claims
+    ``schedulingConstraints``, ``disruptionMode``, ``resourceClaims``); an unset block is one
+    shared value. With ``shared`` (blocks that are themselves shared, as the shorthands'),
+    the input of the same block objects is one value too."""
+    raw = (kind.data, id(policy), id(constraints), id(disruption_mode))
+    if shared and resource_claims == ():  # the same block objects: the same input
+        known = _SHARED_BY_BLOCKS.get(raw)
+        if known is not None:
+            return known[1]
+    unset = UNSET_BLOCKS
+    blocks = (
+        unset[PolicyInput] if policy is None else _standard(PolicyInput, kind, policy, shared),
+        unset[ConstraintsInput]
+        if constraints is None
+        else _standard(ConstraintsInput, kind, constraints, shared),
+        unset[DisruptionModeInput]
+        if disruption_mode is None
+        else _standard(DisruptionModeInput, kind, disruption_mode, shared),
+        unset[ResourceClaimsInput]
+        if resource_claims == ()
+        else ResourceClaimsInput(
+            path_elements=_STANDARD[ResourceClaimsInput], pod_group_data=resource_claims
         ),
     )
+    key = tuple(map(id, blocks))
+    known = _SHARED_WORKLOAD_INPUTS.get(key) if shared else None
+    if known is not None:
+        return known[1]
+    given: WorkloadInput = _NEW(WorkloadInput)  # as WorkloadInput(...), of blocks made here
+    for setter, block in zip(_SET_INPUT, (*blocks, None), strict=True):
+        setter(given, block)
+    if shared:
+        if len(_SHARED_WORKLOAD_INPUTS) >= _MAX_SHARED_INPUTS:
+            _SHARED_WORKLOAD_INPUTS.clear()
+        _SHARED_WORKLOAD_INPUTS[key] = (blocks, given)
+        if resource_claims == ():
+            if len(_SHARED_BY_BLOCKS) >= _MAX_SHARED_INPUTS:
+                _SHARED_BY_BLOCKS.clear()
+            _SHARED_BY_BLOCKS[raw] = ((policy, constraints, disruption_mode), given)
+    return given
+
+
+# Frozen slotted dataclasses set as their __init__ sets them, without a call of
+# object.__setattr__ per field, for values made and checked here.
+_NEW = object.__new__
+_SET_INPUT = tuple(vars(WorkloadInput)[f.name].__set__ for f in fields(WorkloadInput))
+
+
+# The standard *Input of a building block of the SDK's own (frozen) types, one per block
+# object (held here, so that its id is not reused while it is): blocks shared between trees
+# (the shorthands share them) share their *Input too. At most _MAX_SHARED_INPUTS.
+_SHARED_INPUTS: dict[tuple[type, str, int], tuple[object, BlockInput]] = {}
+_MAX_SHARED_INPUTS = 1024
+# The WorkloadInput of four such blocks (held here too), one per four block objects; and the
+# same by the building blocks themselves (held), for an item without claims.
+_SHARED_WORKLOAD_INPUTS: dict[tuple[int, ...], tuple[tuple[BlockInput, ...], WorkloadInput]] = {}
+_SHARED_BY_BLOCKS: dict[tuple[object, ...], tuple[tuple[object, ...], WorkloadInput]] = {}
+
+
+def _standard(input_kind: type[BlockInput], kind: ItemKind, block: object, shared: bool) -> Any:
+    """``input_kind`` of ``block`` at the standard path element, for an item of ``kind``
+    (with ``shared``, one per block object)."""
+    key = (input_kind, kind.data, id(block))
+    known = _SHARED_INPUTS.get(key) if shared else None
+    if known is not None:
+        return known[1]
+    made = input_kind(path_elements=_STANDARD[input_kind], **_held(kind, block))
+    if shared and type(block) in _block_types(input_kind).values():
+        if len(_SHARED_INPUTS) >= _MAX_SHARED_INPUTS:
+            _SHARED_INPUTS.clear()
+        _SHARED_INPUTS[key] = (block, made)
+    return made
 
 
 _BLOCK_TYPES: dict[type, Mapping[str, type]] = {}
@@ -371,24 +449,38 @@ class WorkloadItem:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
             raise TypeError(f"WorkloadItem name must be a string, not {type(self.name).__name__}")
-        object.__setattr__(self, "path", as_path(self.path))
-        _check_type("default_config", self.default_config, SchedulingConfig)
-        if not isinstance(self.input, WorkloadInput):
+        if self.path is not None and type(self.path) is not FieldPath:
+            object.__setattr__(self, "path", as_path(self.path))
+        if self.default_config is not None and type(self.default_config) is not SchedulingConfig:
+            _check_type("default_config", self.default_config, SchedulingConfig)
+        if type(self.input) is not WorkloadInput and not isinstance(self.input, WorkloadInput):
             raise TypeError("WorkloadItem input must be a WorkloadInput")
-        callbacks = tuple(self.callbacks)
-        for cb in callbacks:
-            if not callable(cb):
-                raise TypeError(f"each callback of {self.name!r} must be callable, got {cb!r}")
-        children = tuple(self.children)
-        for child in children:
-            if not isinstance(child, WorkloadItem):
-                raise TypeError(
-                    f"each child of workload item {self.name!r} must be a WorkloadItem,"
-                    f" not {type(child).__name__}"
-                )
-        object.__setattr__(self, "callbacks", callbacks)
-        object.__setattr__(self, "children", children)
-        object.__setattr__(self, "field_paths", _item_field_paths(self.name, self.field_paths))
+        self._check_rest()
+
+    def _check_rest(self) -> None:
+        """The checks of the callbacks, children, field paths and counts (as given)."""
+        callbacks = self.callbacks
+        if callbacks != () or type(callbacks) is not tuple:
+            callbacks = tuple(callbacks)
+            for cb in callbacks:
+                if not callable(cb):
+                    raise TypeError(f"each callback of {self.name!r} must be callable, got {cb!r}")
+            object.__setattr__(self, "callbacks", callbacks)
+        children = self.children
+        if type(children) is not tuple or not all(type(c) is WorkloadItem for c in children):
+            children = tuple(children)
+            for child in children:
+                if not isinstance(child, WorkloadItem):
+                    raise TypeError(
+                        f"each child of workload item {self.name!r} must be a WorkloadItem,"
+                        f" not {type(child).__name__}"
+                    )
+            object.__setattr__(self, "children", children)
+        given = self.field_paths
+        if type(given) is dict and not given:
+            object.__setattr__(self, "field_paths", _NO_FIELD_PATHS)
+        elif given is not _NO_FIELD_PATHS:
+            object.__setattr__(self, "field_paths", _item_field_paths(self.name, given))
         if self.replicas is not None:
             _check_count(self.name, "replicas", self.replicas)
             if children:
@@ -455,3 +547,56 @@ class WorkloadItem:
         if user is None:
             user = self.user_config()
         return resolve_config(self.default_config, user, self.callbacks)
+
+
+# The standard path elements of each kind of block, and each kind unset there (immutable, one
+# value shared by every item that leaves the block unset).
+_STANDARD: Mapping[type[BlockInput], tuple[str]] = MappingProxyType(
+    {kind: (name,) for kind, name in TEMPLATE_FIELDS.items()}
+)
+UNSET_BLOCKS: Mapping[type[BlockInput], Any] = MappingProxyType(
+    {kind: kind(path_elements=elements) for kind, elements in _STANDARD.items()}
+)
+
+
+(
+    _SET_NAME, _SET_PATH, _SET_CONFIG, _SET_GIVEN, _SET_CALLBACKS, _SET_CHILDREN, _SET_REPLICAS,
+    _SET_FIELD_PATHS, _SET_GROUPS, _SET_HASH, _SET_DERIVED,
+) = (vars(WorkloadItem)[f.name].__set__ for f in fields(WorkloadItem))  # fmt: skip
+
+
+def standard_item(
+    name: str,
+    path: FieldPath | None,
+    default_config: SchedulingConfig | None,
+    given: WorkloadInput,
+    callbacks: tuple[SchedulingConfigFunc, ...],
+    children: tuple[WorkloadItem, ...],
+    replicas: int | None,
+    child_groups: int | None,
+) -> WorkloadItem:
+    """``WorkloadItem(name, path=path, ...)`` for a caller that made ``name`` (a ``str``),
+    ``path``, ``default_config`` and ``given`` (``standard_input``) itself; the rest is checked
+    as ``WorkloadItem`` checks it."""
+    item: WorkloadItem = _NEW(WorkloadItem)
+    _SET_NAME(item, name)
+    _SET_PATH(item, path)
+    _SET_CONFIG(item, default_config)
+    _SET_GIVEN(item, given)
+    _SET_CALLBACKS(item, callbacks)
+    _SET_CHILDREN(item, children)
+    _SET_REPLICAS(item, replicas)
+    _SET_FIELD_PATHS(item, _NO_FIELD_PATHS)
+    _SET_GROUPS(item, child_groups)
+    _SET_HASH(item, None)
+    _SET_DERIVED(item, None)
+    if (
+        callbacks != ()
+        or type(callbacks) is not tuple
+        or replicas is not None
+        or child_groups is not None
+        or type(children) is not tuple
+        or not all(type(c) is WorkloadItem for c in children)
+    ):
+        item._check_rest()  # else nothing to check: no callbacks, no counts, exact children
+    return item

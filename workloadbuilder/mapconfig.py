@@ -56,9 +56,10 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class ItemKind:
-    """A kind of item (leaf or composite) and its building-block classes."""
+    """A kind of item (leaf or composite) and its building-block classes (two constants,
+    each equal to itself alone)."""
 
     what: str
     data: str  # the *Input attribute holding this kind's blocks

@@ -7,6 +7,7 @@ They put the v1alpha3 building blocks at the standard path elements (``schedulin
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, overload
 
@@ -31,7 +32,7 @@ from .config import (
     SchedulingPolicy,
 )
 from .field import ErrorList, PathLike, parse_model
-from .item import WorkloadItem, as_path, standard_input
+from .item import WorkloadItem, as_path, standard_input, standard_item
 from .mapconfig import COMPOSITE, LEAF, ItemKind
 
 __all__ = ["basic", "composite", "gang", "leaf"]
@@ -61,6 +62,10 @@ def gang(
     Any integer is kept as given, so that ``validate()`` can report it; giving a leaf's count
     to a composite (or the reverse) is a ``ValueError`` when the item is made.
     """
+    if type(min_count) is int and min_group_count is None:
+        return _leaf_gang(min_count)
+    if type(min_group_count) is int and min_count is None:
+        return _composite_gang(min_group_count)
     for label, value in (("min_count", min_count), ("min_group_count", min_group_count)):
         if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
             raise TypeError(f"gang({label}=...) takes an int, not {type(value).__name__}")
@@ -69,14 +74,29 @@ def gang(
             "gang() takes min_count (a leaf) or min_group_count (a composite), not both"
         )
     if min_count is not None:
-        return WorkloadPodGroupSchedulingPolicy(
-            gang=WorkloadPodGroupGangSchedulingPolicy(min_count=min_count)
-        )
+        return _leaf_gang(min_count)
     if min_group_count is not None:
-        return WorkloadCompositePodGroupSchedulingPolicy(
-            gang=WorkloadCompositePodGroupGangSchedulingPolicy(min_group_count=min_group_count)
-        )
+        return _composite_gang(min_group_count)
     return SchedulingPolicy(gang=GangSchedulingPolicy())
+
+
+# Blocks are frozen values: the shorthands give one per value (a bounded number of them), so
+# that a tree written again is made without validating its blocks again.
+_SHARED_BLOCKS = 1024
+
+
+@functools.lru_cache(maxsize=_SHARED_BLOCKS, typed=True)
+def _leaf_gang(count: int) -> WorkloadPodGroupSchedulingPolicy:
+    return WorkloadPodGroupSchedulingPolicy(
+        gang=WorkloadPodGroupGangSchedulingPolicy(min_count=count)
+    )
+
+
+@functools.lru_cache(maxsize=_SHARED_BLOCKS, typed=True)
+def _composite_gang(count: int) -> WorkloadCompositePodGroupSchedulingPolicy:
+    return WorkloadCompositePodGroupSchedulingPolicy(
+        gang=WorkloadCompositePodGroupGangSchedulingPolicy(min_group_count=count)
+    )
 
 
 PolicyArg = (
@@ -91,7 +111,7 @@ ClaimArg = ResourceClaim | WorkloadPodGroupResourceClaim | Mapping[str, Any]
 
 
 def _policy_block(name: str, policy: object, kind: ItemKind) -> Any:
-    if isinstance(policy, kind.policy):
+    if type(policy) is kind.policy or isinstance(policy, kind.policy):
         return policy
     other = COMPOSITE if kind is LEAF else LEAF
     if isinstance(policy, other.policy):
@@ -111,28 +131,48 @@ def _policy_block(name: str, policy: object, kind: ItemKind) -> Any:
 
 
 def _mode_block(mode: object, kind: ItemKind) -> Any:
+    if type(mode) is kind.mode:
+        return mode
+    if type(mode) is str and (mode == "single" or mode == "all"):
+        return _named_mode(kind, mode)
     if isinstance(mode, kind.mode):
         return mode
-    if mode == "single":
-        return kind.mode(single=kind.single())
-    if mode == "all":
-        return kind.mode(all=kind.all())
+    if mode == "single" or mode == "all":
+        return _named_mode(kind, str(mode))
     raise ValueError(
         f"disruption_mode must be 'single' or 'all' (or a {kind.mode.__name__}), got {mode!r}"
     )
 
 
-def _topology(keys: Iterable[str]) -> list[TopologyConstraint]:
-    if isinstance(keys, str) or not isinstance(keys, Iterable):
+@functools.lru_cache(maxsize=4)
+def _named_mode(kind: ItemKind, mode: str) -> Any:
+    return kind.mode(single=kind.single()) if mode == "single" else kind.mode(all=kind.all())
+
+
+def _constraints(keys: Iterable[str], kind: ItemKind) -> Any:
+    """The constraints block of the label ``keys`` (``None`` for none)."""
+    if keys == () and type(keys) is tuple:
+        return None
+    if type(keys) not in (list, tuple) and (
+        isinstance(keys, str) or not isinstance(keys, Iterable)
+    ):
         raise TypeError(
             "topology is a sequence of label keys, e.g. ('topology.kubernetes.io/zone',)"
         )
-    out = []
-    for key in keys:
+    given = tuple(keys)
+    for key in given:
         if not isinstance(key, str):
             raise TypeError(f"each topology key is a label key (str), not {type(key).__name__}")
-        out.append(TopologyConstraint(key=key))
-    return out
+    if not given:
+        return None
+    if all(type(key) is str for key in given):
+        return _shared_constraints(given, kind)
+    return kind.constraints(topology=[TopologyConstraint(key=key) for key in given])
+
+
+@functools.lru_cache(maxsize=_SHARED_BLOCKS)
+def _shared_constraints(keys: tuple[str, ...], kind: ItemKind) -> Any:
+    return kind.constraints(topology=[TopologyConstraint(key=key) for key in keys])
 
 
 def _claim(claim: ClaimArg) -> WorkloadPodGroupResourceClaim:
@@ -177,23 +217,23 @@ def _item(
         raise TypeError(
             f"priority_class_name must be a string, not {type(priority_class_name).__name__}"
         )
-    keys = _topology(topology)
     given = standard_input(
         kind,
         None if policy is None else _policy_block(name, policy, kind),
-        kind.constraints(topology=keys) if keys else None,
+        _constraints(topology, kind),
         None if disruption_mode is None else _mode_block(disruption_mode, kind),
         claims,
+        shared=True,
     )
-    return WorkloadItem(
+    return standard_item(
         name,
-        path=as_path(path),
-        default_config=_defaults(priority_class_name),
-        input=given,
-        callbacks=tuple(callbacks),
-        children=children,
-        replicas=replicas,
-        child_groups=child_groups,
+        as_path(path),
+        _defaults(priority_class_name),
+        given,
+        callbacks if type(callbacks) is tuple else tuple(callbacks),
+        children,
+        replicas,
+        child_groups,
     )
 
 
@@ -211,9 +251,12 @@ def leaf(
 ) -> WorkloadItem:
     """A PodGroupTemplate item with its blocks at the standard path elements; ``replicas`` is
     how many pods the controller creates for it, when it knows."""
-    if isinstance(resource_claims, (str, Mapping)) or not isinstance(resource_claims, Iterable):
+    if resource_claims == () and type(resource_claims) is tuple:
+        claims: tuple[WorkloadPodGroupResourceClaim, ...] = ()
+    elif isinstance(resource_claims, (str, Mapping)) or not isinstance(resource_claims, Iterable):
         raise TypeError("resource_claims is a sequence of claims (ResourceClaim or dicts)")
-    claims = tuple(_claim(c) for c in resource_claims)
+    else:
+        claims = tuple(_claim(c) for c in resource_claims)
     return _item(
         LEAF, name, path, policy, disruption_mode, topology, priority_class_name, callbacks,
         claims, replicas=replicas,
@@ -234,7 +277,9 @@ def composite(
 ) -> WorkloadItem:
     """A CompositePodGroupTemplate item over ``children`` (at least one); ``child_groups`` is
     how many child groups the controller creates under each of its groups, when it knows."""
-    if isinstance(children, (str, Mapping)) or not isinstance(children, Iterable):
+    if type(children) not in (list, tuple) and (
+        isinstance(children, (str, Mapping)) or not isinstance(children, Iterable)
+    ):
         raise TypeError("children is a sequence of WorkloadItems")
     kids = tuple(children)
     if not kids:

@@ -6,9 +6,9 @@ embeds in its own API: they hold any structurally typed value (no union is enfor
 integer is kept) so that ``validate()`` can report problems at the controller's field paths.
 """
 
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, StrictInt
+from pydantic import AfterValidator, ConfigDict, Field, StrictInt
 
 from ._base import DeferredModel, Int32, K8sModel, OptList, OptTuple, Str
 from .meta_v1 import Condition, ListMeta, ObjectMeta
@@ -189,6 +189,35 @@ class _Block(K8sModel):
         return hash(json.dumps(self.to_dict(), sort_keys=True))
 
 
+class _HeldTopologyConstraint(TopologyConstraint):
+    """A topology constraint as a building block holds it: frozen, as the block (equal to a
+    ``TopologyConstraint`` of the same key), so that a tree cannot change once made."""
+
+    model_config = ConfigDict(frozen=True)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TopologyConstraint):
+            return self.__dict__ == other.__dict__
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __repr_name__(self) -> str:
+        return TopologyConstraint.__name__
+
+
+def _held(topology: tuple[TopologyConstraint, ...] | None) -> Any:
+    """``topology`` with each constraint frozen (a copy of any other is made)."""
+    if topology is None:
+        return None
+    held = _HeldTopologyConstraint
+    return tuple(t if type(t) is held else held(key=t.key) for t in topology)
+
+
+HeldTopology = Annotated[OptTuple[TopologyConstraint], AfterValidator(_held)]
+
+
 class WorkloadPodGroupBasicSchedulingPolicy(_Block):
     """Building block: basic scheduling."""
 
@@ -209,7 +238,7 @@ class WorkloadPodGroupSchedulingPolicy(_Block):
 class WorkloadPodGroupSchedulingConstraints(_Block):
     """Building block: topology constraints of a pod group."""
 
-    topology: OptTuple[TopologyConstraint] = None
+    topology: HeldTopology = None
 
 
 class WorkloadPodGroupSingleDisruptionMode(_Block):
@@ -258,7 +287,7 @@ class WorkloadCompositePodGroupSchedulingPolicy(_Block):
 class WorkloadCompositePodGroupSchedulingConstraints(_Block):
     """Building block: topology constraints of a composite group."""
 
-    topology: OptTuple[TopologyConstraint] = None
+    topology: HeldTopology = None
 
 
 class WorkloadCompositePodGroupSingleDisruptionMode(_Block):
