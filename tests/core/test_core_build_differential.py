@@ -13,6 +13,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_bound import bounded
 from test_core_properties import OPTIONS, PERMISSIVE, trees
 from test_core_stamp_differential import fields_set
 
@@ -46,7 +47,7 @@ _ODD_OWNERS = st.fixed_dictionaries(
 
 
 @settings(
-    max_examples=80,
+    max_examples=bounded(80),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
     database=None,

@@ -10,6 +10,7 @@ import dataclasses
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_bound import bounded
 from test_core_properties import OPTIONS, trees
 
 import workloadbuilder as wb
@@ -33,7 +34,10 @@ def _answer(root: WorkloadItem, options: BuildOptions, old: WorkloadItem | None)
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+    max_examples=bounded(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    database=None,
 )
 @given(
     root=trees(),

@@ -15,6 +15,7 @@ from core_support import ALL_MODES, ALL_POLICIES, job_owner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracles import assert_conforms
+from property_bound import bounded
 
 from workloadbuilder import (
     Builder,
@@ -55,7 +56,7 @@ from workloadbuilder.api.scheduling_v1alpha3 import (
 )
 
 SETTINGS = settings(
-    max_examples=150,
+    max_examples=bounded(150),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
