@@ -6,12 +6,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from test_docs_examples import blocks, run
+import pytest
+from test_docs_examples import blocks, mypy_strict, run
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = "controllers.md"
 
 
+@pytest.mark.slow
 def test_the_controller_program_runs_and_creates_a_gang_per_job(tmp_path: Path) -> None:
     (program,) = blocks(PAGE, "program")
     path = tmp_path / "controller_program.py"
@@ -28,7 +30,8 @@ def test_the_controller_program_runs_and_creates_a_gang_per_job(tmp_path: Path) 
     assert lines[-1] == "3 PodGroups"
 
 
-def test_every_block_passes_mypy_strict(tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_every_block_passes_mypy_strict(tmp_path: Path, mypy_cache: Path) -> None:
     found = blocks(PAGE)
     assert len(found) >= 6
     files = []
@@ -36,9 +39,5 @@ def test_every_block_passes_mypy_strict(tmp_path: Path) -> None:
         path = tmp_path / f"controllers_{i}.py"
         path.write_text(code)
         files.append(str(path))
-    config = tmp_path / "mypy.ini"
-    config.write_text("[mypy]\n[mypy-workloadbuilder.*]\nignore_errors = True\n")
-    args = [sys.executable, "-m", "mypy", "--strict", "--config-file", str(config)]
-    args += ["--no-incremental", "--cache-dir", str(tmp_path / ".mypy"), *files]
-    result = run(args, tmp_path, MYPYPATH=str(ROOT))
+    result = mypy_strict(files, tmp_path, mypy_cache)
     assert result.returncode == 0, result.stdout[-5000:]

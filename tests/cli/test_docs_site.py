@@ -36,6 +36,7 @@ def test_the_outputs_shown_in_the_docs_are_the_commands_own(
     assert (SNIPPETS / snippet).read_text() == result.stdout
 
 
+@pytest.mark.slow
 def test_the_site_builds_strictly_without_warnings(tmp_path: Path) -> None:
     mkdocs = Path(sys.executable).with_name("mkdocs")
     result = subprocess.run(
