@@ -85,6 +85,7 @@ def test_generated_objects_conform_both_ways(name: str) -> None:
     check()
 
 
+@pytest.mark.slow
 @settings(
     max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
 )

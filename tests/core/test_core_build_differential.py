@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from property_bound import bounded
@@ -46,6 +47,7 @@ _ODD_OWNERS = st.fixed_dictionaries(
 ).map(OwnerReference.model_validate)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=bounded(80),
     deadline=None,

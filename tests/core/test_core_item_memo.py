@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from property_bound import bounded
@@ -33,6 +34,7 @@ def _answer(root: WorkloadItem, options: BuildOptions, old: WorkloadItem | None)
     return errors, built
 
 
+@pytest.mark.slow
 @settings(
     max_examples=bounded(60),
     deadline=None,

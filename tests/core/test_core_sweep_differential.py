@@ -14,6 +14,7 @@ import json
 import math
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from property_bound import bounded
@@ -39,6 +40,7 @@ def _ordered(doc: Any) -> str:
 _STAMPS = 2 * _COMPILE_AFTER + 1
 
 
+@pytest.mark.slow
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
 )

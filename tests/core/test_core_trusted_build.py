@@ -10,6 +10,7 @@ import dataclasses
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from property_bound import bounded
@@ -73,6 +74,7 @@ def test_a_tree_validate_accepts_compiles_to_json_the_models_accept(root: Worklo
     _check(root, PERMISSIVE)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=bounded(100),
     deadline=None,
