@@ -50,6 +50,7 @@ TARGET_ROWS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", names())
 def test_benchmark_smoke_run_prints_its_table(module: str) -> None:
     run = subprocess.run(

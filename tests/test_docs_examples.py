@@ -12,6 +12,7 @@ import re
 import shlex
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,20 @@ def run(
     )
 
 
+def mypy_strict(
+    files: Sequence[str | Path], project: Path, cache: Path
+) -> subprocess.CompletedProcess[str]:
+    """``mypy --strict`` on ``files`` with the package as a user has it installed (its own
+    modules are not the user's to fix); ``cache`` is the run's, so that the package is checked
+    once a run."""
+    config = project / "mypy.ini"
+    config.write_text("[mypy]\n[mypy-workloadbuilder.*]\nignore_errors = True\n")
+    args = [sys.executable, "-m", "mypy", "--strict", "--config-file", str(config)]
+    args += ["--cache-dir", str(cache), *map(str, files)]
+    # the package as installed (an editable install hides it from mypy)
+    return run(args, project, MYPYPATH=str(ROOT))
+
+
 def write(project: Path, page: str, kind: str, prefix: str) -> list[Path]:
     files = []
     for i, code in enumerate(blocks(page, kind)):
@@ -62,6 +77,7 @@ def pyproject() -> str:
     return str(block)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", ["testing.md", "fixtures.md"])
 def test_the_pytest_examples_pass_in_an_empty_project(page: str, tmp_path: Path) -> None:
     files = write(tmp_path, page, "pytest", "test_")
@@ -79,6 +95,7 @@ def test_the_pytest_examples_pass_in_an_empty_project(page: str, tmp_path: Path)
     assert "PytestDeprecationWarning" not in result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_the_loop_scope_setting_is_what_silences_pytest_asyncio(tmp_path: Path) -> None:
     (tmp_path / "test_nothing.py").write_text("def test_nothing() -> None:\n    pass\n")
     unset = run([*PYTEST, "-p", "pytest_asyncio"], tmp_path)
@@ -109,6 +126,7 @@ def test_every_block_runs_as_pasted_or_after_the_blocks_above_it(page: str, tmp_
     assert result.returncode == 0, f"{page}: names defined nowhere on the page\n{result.stdout}"
 
 
+@pytest.mark.slow
 def test_the_kopf_page_tests_the_operator_from_the_repository(tmp_path: Path) -> None:
     (test,) = write(tmp_path, "kopf.md", "pytest-repo", "test_")
     (tmp_path / "pytest.ini").write_text("[pytest]\n")  # pytest's defaults, not the project's
@@ -118,6 +136,7 @@ def test_the_kopf_page_tests_the_operator_from_the_repository(tmp_path: Path) ->
     assert "1 passed" in result.stdout
 
 
+@pytest.mark.slow
 def test_the_programs_run_and_close_their_clients(tmp_path: Path) -> None:
     files = write(tmp_path, "testing.md", "program", "")
     assert len(files) >= 2
@@ -144,7 +163,8 @@ def unmarked(page: str) -> list[str]:
     ]
 
 
-def test_the_documented_python_passes_mypy_strict(tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_the_documented_python_passes_mypy_strict(tmp_path: Path, mypy_cache: Path) -> None:
     files = [
         *write(tmp_path, "testing.md", "pytest", "test_"),
         *write(tmp_path, "testing.md", "program", "program_"),
@@ -160,31 +180,8 @@ def test_the_documented_python_passes_mypy_strict(tmp_path: Path) -> None:
         joined = tmp_path / f"fragments_{page.removesuffix('.md')}.py"
         joined.write_text("\n".join(unmarked(page)))
         files.append(joined)
-    result = mypy_strict(files, tmp_path)
+    result = mypy_strict(files, tmp_path, mypy_cache)
     assert result.returncode == 0, result.stdout[-5000:]
-
-
-def mypy_strict(files: list[Path], tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    """``mypy --strict`` on ``files``, the package as a user has it installed: its own modules
-    are not the user's to fix."""
-    config = tmp_path / "mypy.ini"
-    config.write_text("[mypy]\n[mypy-workloadbuilder.*]\nignore_errors = True\n")
-    return run(
-        [
-            sys.executable,
-            "-m",
-            "mypy",
-            "--strict",
-            "--config-file",
-            str(config),
-            "--no-incremental",
-            "--cache-dir",
-            str(tmp_path / ".mypy"),
-            *map(str, files),
-        ],
-        tmp_path,
-        MYPYPATH=str(ROOT),  # the package as installed (an editable install hides it from mypy)
-    )
 
 
 def page_files(page: str, tmp_path: Path) -> list[Path]:

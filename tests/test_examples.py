@@ -119,6 +119,7 @@ def test_every_example_spec_is_placed_on_the_example_nodes(spec: Path) -> None:
     assert verdicts and set(verdicts) == {"placed"}
 
 
+@pytest.mark.slow
 def test_observe_gang_prints_each_verdict_on_the_four_situations() -> None:
     result = run(str(EXAMPLES / "observe_gang.py"))
     assert result.returncode == 0, result.stderr
@@ -141,6 +142,7 @@ def test_observe_gang_prints_each_verdict_on_the_four_situations() -> None:
     assert "2 cannot: 3 Insufficient cpu" in result.stdout
 
 
+@pytest.mark.slow
 def test_preemption_example_evicts_by_disruption_mode() -> None:
     result = run(str(EXAMPLES / "preemption.py"))
     assert result.returncode == 0, result.stderr

@@ -97,6 +97,7 @@ async def test_elastic_training_resized_from_four_to_three(fake_apiserver: FakeA
     assert min_counts(fake_apiserver) == ([3], [3])
 
 
+@pytest.mark.slow
 @WITH_RUNS
 async def test_the_asyncio_reconciler_creates_then_keeps_in_sync(
     fake_apiserver: FakeAPIServer,
@@ -221,6 +222,7 @@ def peers(server: FakeAPIServer) -> dict[str, Any]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["--standalone", "--peering=default"])
 async def test_the_kopf_operator_reconciles_runs(fake_apiserver: FakeAPIServer, mode: str) -> None:
     """The operator against the test server, its kind installed from the example's CRD: the

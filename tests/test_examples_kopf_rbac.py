@@ -69,6 +69,7 @@ def test_the_manifest_is_namespaced_and_binds_the_account() -> None:
     assert binding["subjects"] == [{"kind": "ServiceAccount", "name": ACCOUNT, "namespace": NS}]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["--standalone", "--peering=default"])
 @pytest.mark.fake_apiserver(resources=[*DEFAULT_RESOURCES, TRAINING_RUNS], authorization="RBAC")
 async def test_the_kopf_operator_runs_as_its_service_account(
@@ -144,6 +145,7 @@ async def stop(process: asyncio.subprocess.Process) -> None:
         await process.communicate()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("index", "resource", "group", "mode"),
     [

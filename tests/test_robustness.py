@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_bound import bounded
 from pydantic import ValidationError
 
 from workloadbuilder import BuildError, ErrorList, job_builder
@@ -60,7 +61,10 @@ JSON = st.recursive(
     max_leaves=25,
 )
 SETTINGS = settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+    max_examples=bounded(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    database=None,
 )
 
 

@@ -11,6 +11,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_bound import bounded
 from strategies import instances_of
 
 from workloadbuilder.api import K8sModel, batch_v1, scheduling_v1alpha3, scheduling_v1beta1
@@ -35,13 +36,13 @@ _json = st.recursive(
 )
 
 
-@settings(max_examples=150)
+@settings(max_examples=bounded(150))
 @given(st.dictionaries(st.text(max_size=12), _json, max_size=6))
 def test_any_json_document_has_the_pure_emitters_bytes(doc: dict[str, object]) -> None:
     assert yaml_document(doc) == yaml.safe_dump(doc, sort_keys=False, default_flow_style=False)
 
 
-@settings(max_examples=150)
+@settings(max_examples=bounded(150))
 @given(_json)
 def test_any_json_value_as_a_document_has_the_pure_emitters_bytes(doc: object) -> None:
     # a lone scalar included: the C emitter leaves out the "..." that ends it
@@ -65,7 +66,7 @@ _printable_json = st.recursive(
 )
 
 
-@settings(max_examples=150)
+@settings(max_examples=bounded(150))
 @given(st.dictionaries(_printable.filter(bool), _printable_json, max_size=6))
 def test_the_c_emitter_alone_writes_printable_documents_as_the_pure_one(
     doc: dict[str, object],

@@ -45,6 +45,7 @@ def test_every_snippet_is_shown_and_every_shown_snippet_exists() -> None:
     assert shown == {p.name for p in SNIPPETS.iterdir()}
 
 
+@pytest.mark.slow
 def test_the_site_builds_strictly_without_warnings(tmp_path: Path) -> None:
     mkdocs = Path(sys.executable).with_name("mkdocs")
     result = subprocess.run(

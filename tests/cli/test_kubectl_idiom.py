@@ -192,6 +192,7 @@ async def test_inspect_never_shortens_names(fake_apiserver: FakeAPIServer) -> No
     assert f"Pod {NS}/{long_name}" in env_narrow.stdout
 
 
+@pytest.mark.slow
 def test_status_f_watch_and_delete_f_against_a_separate_server_process() -> None:
     with server_process("--namespace", NS) as kubeconfig:
         assert command(kubeconfig, ["apply", "-f", str(TRAINING)]).returncode == 0

@@ -25,6 +25,7 @@ import yaml
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from oracles import assert_conforms, assert_schema_valid
+from property_bound import bounded
 from strategies import dns_labels, label_keys
 from test_robustness import JSON
 from typer.testing import CliRunner
@@ -36,7 +37,7 @@ from workloadbuilder.spec import API_VERSION, KIND, LoadedSpec, SpecError, load_
 pytestmark = pytest.mark.slow
 
 SETTINGS = settings(
-    max_examples=60,
+    max_examples=bounded(60),
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
@@ -249,7 +250,7 @@ def test_any_json_value(tmp_path: Path, value: Any, style: str) -> None:
     _outcome(_write(tmp_path, _dump(value, style)))
 
 
-@settings(SETTINGS, max_examples=80)
+@settings(SETTINGS, max_examples=bounded(80))
 @given(document=broken_spec_documents(), style=STYLES)
 def test_a_spec_broken_in_one_place(tmp_path: Path, document: Any, style: str) -> None:
     _outcome(_write(tmp_path, _dump(document, style)))

@@ -20,6 +20,7 @@ from oracles import (
     class_info,
     schema_errors,
 )
+from property_bound import bounded
 from pydantic import ValidationError
 from strategies import composite_block_docs
 
@@ -61,7 +62,7 @@ def _api_valid_policy(doc: dict[str, Any]) -> bool:
     return gang is None or 1 <= gang.get("minGroupCount", 0) <= INT32_MAX
 
 
-@settings(max_examples=80, deadline=None, database=None)
+@settings(max_examples=bounded(80), deadline=None, database=None)
 @given(composite_block_docs())
 def test_composite_policy_block_holds_anything_and_matches_its_counterpart(
     doc: dict[str, Any],

@@ -20,6 +20,7 @@ from oracles import (
     to_official,
     wire_dump,
 )
+from property_bound import bounded
 from strategies import (
     MAX_PRIORITY,
     MAX_RESOURCE_CLAIMS,
@@ -39,7 +40,10 @@ from strategies import (
 from workloadbuilder.api import K8sModel, scheduling_v1beta1
 
 MAIN = settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+    max_examples=bounded(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    database=None,
 )
 PER_CLASS = settings(
     max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
@@ -81,6 +85,7 @@ def test_generated_objects_conform_both_ways(name: str) -> None:
     check()
 
 
+@pytest.mark.slow
 @settings(
     max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
 )
@@ -107,7 +112,7 @@ DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]
 LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 
 
-@settings(max_examples=100, deadline=None, database=None)
+@settings(max_examples=bounded(100), deadline=None, database=None)
 @given(dns_labels(), dns_subdomains(), label_keys())
 def test_name_strategies_respect_the_formats(label: str, subdomain: str, key: str) -> None:
     assert DNS_LABEL.match(label) and len(label) <= 63

@@ -19,13 +19,14 @@ import yaml
 from core_support import all_allowed
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_bound import bounded
 from pydantic import ValidationError
 
 import workloadbuilder as wb
 from workloadbuilder.api import batch_v1, meta_v1, scheduling_v1alpha3, scheduling_v1beta1
 
 SETTINGS = settings(
-    max_examples=60,
+    max_examples=bounded(60),
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],

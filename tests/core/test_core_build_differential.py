@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_bound import bounded
 from test_core_properties import OPTIONS, PERMISSIVE, trees
 from test_core_stamp_differential import fields_set
 
@@ -45,8 +47,9 @@ _ODD_OWNERS = st.fixed_dictionaries(
 ).map(OwnerReference.model_validate)
 
 
+@pytest.mark.slow
 @settings(
-    max_examples=80,
+    max_examples=bounded(80),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
     database=None,

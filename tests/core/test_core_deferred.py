@@ -20,6 +20,7 @@ import pytest
 from core_support import job_owner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_bound import bounded
 from pydantic import TypeAdapter, ValidationError
 from test_core_properties import PERMISSIVE, trees
 from test_core_stamp_differential import fields_set, previous_instantiate
@@ -84,7 +85,10 @@ _OPTIONS = st.sampled_from(
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+    max_examples=bounded(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    database=None,
 )
 @given(root=trees(sound=True), options=_OPTIONS)
 def test_to_dict_first_is_the_previous_json_in_the_same_key_order(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from mypy import api
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -18,6 +19,7 @@ FENCE = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
 MODULE_PAGES = ("builder.md", "validation.md", "models.md", "field-errors.md", "naming.md")
 
 
+@pytest.mark.slow
 def test_docs_and_examples_pass_mypy_strict(tmp_path: Path) -> None:
     files = sorted(str(p) for p in (ROOT / "examples").glob("*.py"))
     for name in MODULE_PAGES:

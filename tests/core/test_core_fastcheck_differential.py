@@ -18,6 +18,7 @@ import _previous_validation as previous
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_bound import bounded
 from test_core_properties import OPTIONS, PERMISSIVE, trees
 from test_core_stamp_differential import fields_set
 
@@ -47,7 +48,7 @@ from workloadbuilder.api.scheduling_v1alpha3 import (
 )
 
 SETTINGS = settings(
-    max_examples=60,
+    max_examples=bounded(60),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
@@ -298,7 +299,7 @@ FORMAT_VALUES = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=bounded(300), deadline=None)
 @given(value=FORMAT_VALUES)
 def test_name_and_key_formats_answer_what_they_answered(value: str) -> None:
     for name in ("dns_label_errors", "dns_subdomain_errors", "label_key_errors"):

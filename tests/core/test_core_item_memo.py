@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_bound import bounded
 from test_core_properties import OPTIONS, trees
 
 import workloadbuilder as wb
@@ -32,8 +34,12 @@ def _answer(root: WorkloadItem, options: BuildOptions, old: WorkloadItem | None)
     return errors, built
 
 
+@pytest.mark.slow
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+    max_examples=bounded(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    database=None,
 )
 @given(
     root=trees(),

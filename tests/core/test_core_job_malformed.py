@@ -17,6 +17,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_bound import bounded
 
 import workloadbuilder as wb
 from workloadbuilder.field import ErrorType
@@ -100,7 +101,7 @@ def _no_unexpected(errors: wb.ErrorList) -> None:
     assert not [e for e in errors if "unexpected" in e.detail], errors
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=bounded(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(path=st.sampled_from(PATHS), value=json_values)
 def test_any_json_value_anywhere_in_a_job(path: tuple[Any, ...], value: Any) -> None:
     job = _replaced(path, value)
@@ -118,7 +119,7 @@ def _parses(job: Any) -> bool:
     return True
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=bounded(60), deadline=None)
 @given(value=json_values)
 def test_any_json_value_as_the_job_itself(value: Any) -> None:
     for call in ENTRY_POINTS.values():
@@ -131,7 +132,7 @@ def test_any_json_value_as_the_job_itself(value: Any) -> None:
         _no_internal(errors)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=bounded(60), deadline=None)
 @given(
     template_name=json_values,
     priority=json_values,

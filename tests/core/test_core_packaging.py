@@ -8,6 +8,8 @@ import textwrap
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
@@ -102,6 +104,7 @@ def test_the_core_imports_and_works_without_the_extras() -> None:
     assert "No module named 'aiohttp'" in result.stderr  # the blocker did block
 
 
+@pytest.mark.slow
 def test_the_pytest_plugin_loads_without_the_extras(tmp_path: Path) -> None:
     (tmp_path / "test_plain.py").write_text("def test_plain():\n    assert True\n")
     result = _run(

@@ -11,10 +11,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import pytest
 from core_support import ALL_MODES, ALL_POLICIES, job_owner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracles import assert_conforms
+from property_bound import bounded
 
 from workloadbuilder import (
     Builder,
@@ -55,7 +57,7 @@ from workloadbuilder.api.scheduling_v1alpha3 import (
 )
 
 SETTINGS = settings(
-    max_examples=150,
+    max_examples=bounded(150),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -298,6 +300,7 @@ PERMISSIVE = BuildOptions(
 )
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(root=st.one_of(st.none(), trees()), old=st.one_of(st.none(), trees()), options=OPTIONS)
 def test_validate_never_raises(
@@ -324,6 +327,7 @@ def test_build_returns_valid_objects_or_raises_build_error(
     assert workload.metadata.owner_references == [options.owner]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(root=trees())
 def test_accepted_trees_build_and_stamp_valid_objects(root: WorkloadItem) -> None:

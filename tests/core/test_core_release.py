@@ -14,6 +14,7 @@ import pytest
 from core_support import all_allowed, job_owner, rendered
 from hypothesis import HealthCheck, given, settings
 from profiled import calls
+from property_bound import bounded
 from test_core_properties import PERMISSIVE, trees
 from test_core_stamp_differential import assert_same, previous_instantiate
 
@@ -61,7 +62,10 @@ def test_a_spec_is_checked_and_compiled_once(path: Path) -> None:
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+    max_examples=bounded(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    database=None,
 )
 @given(root=trees(sound=True))
 def test_release_is_validate_then_build_then_stamp(root: wb.WorkloadItem) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import pytest
 from core_support import job_owner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -57,6 +58,7 @@ def _release(root: WorkloadItem, options: BuildOptions) -> object:
     return errors, json, models, [o.to_dict() for o in objects]
 
 
+@pytest.mark.slow
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
 )

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from property_bound import bounded
 from test_core_properties import PERMISSIVE, trees
 
 from workloadbuilder import Builder, BuildError, BuildOptions, WorkloadItem, gang, instantiate, leaf
@@ -46,7 +47,7 @@ def _after_path(message: str, field: str) -> str:
 
 @pytest.mark.slow
 @settings(
-    max_examples=100,
+    max_examples=bounded(100),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
     database=None,

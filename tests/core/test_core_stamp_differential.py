@@ -12,6 +12,7 @@ from typing import Any
 from core_support import job_owner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_bound import bounded
 from test_core_properties import PERMISSIVE, trees
 
 from workloadbuilder import (
@@ -123,7 +124,10 @@ def assert_same(ours: list[K8sModel], previous: list[K8sModel]) -> None:
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+    max_examples=bounded(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    database=None,
 )
 @given(root=trees(sound=True), names=st.lists(st.text(max_size=8), max_size=3))
 def test_stamping_equals_the_previous_stamping(root: WorkloadItem, names: list[str]) -> None:

@@ -14,8 +14,10 @@ import json
 import math
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_bound import bounded
 from test_core_deferred import _OPTIONS
 from test_core_properties import trees
 from test_core_stamp_differential import _templates, fields_set, previous_stamp
@@ -38,6 +40,7 @@ def _ordered(doc: Any) -> str:
 _STAMPS = 2 * _COMPILE_AFTER + 1
 
 
+@pytest.mark.slow
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
 )
@@ -118,7 +121,7 @@ def _typed(value: Any) -> Any:
     return (type(value).__name__, repr(value))
 
 
-@settings(max_examples=300, deadline=None, database=None)
+@settings(max_examples=bounded(300), deadline=None, database=None)
 @given(sample=st.dictionaries(st.text(), _JSON, max_size=5), hole=_JSON)
 def test_json_factory_copies_its_sample_with_the_holes_filled(
     sample: dict[str, Any], hole: Any
@@ -158,7 +161,7 @@ def _error(builder: Builder, method: str, name: Any, template: Any) -> tuple[str
 
 
 @given(bad=st.one_of(st.none(), st.integers(), st.lists(st.text(), max_size=1), st.text()))
-@settings(max_examples=60, deadline=None, database=None)
+@settings(max_examples=bounded(60), deadline=None, database=None)
 def test_a_compiled_template_refuses_what_a_fresh_builder_refuses(bad: Any) -> None:
     from test_core_deferred import _release
 
@@ -175,7 +178,7 @@ _PARENT_UNSET = object()
 _OWNERS = st.dictionaries(st.text(max_size=3), _SCALARS, max_size=6) | st.none() | _JSON
 
 
-@settings(max_examples=300, deadline=None, database=None)
+@settings(max_examples=bounded(300), deadline=None, database=None)
 @given(
     parts=st.dictionaries(st.text(max_size=8), _JSON, max_size=4),
     owner=_OWNERS,

@@ -10,8 +10,10 @@ import dataclasses
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_bound import bounded
 from test_core_properties import OPTIONS, PERMISSIVE, trees
 from test_core_stamp_differential import fields_set
 
@@ -61,7 +63,10 @@ def _check(root: WorkloadItem, options: BuildOptions) -> None:
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+    max_examples=bounded(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    database=None,
 )
 @given(root=trees(sound=True))
 def test_a_tree_validate_accepts_compiles_to_json_the_models_accept(root: WorkloadItem) -> None:
@@ -69,8 +74,12 @@ def test_a_tree_validate_accepts_compiles_to_json_the_models_accept(root: Worklo
     _check(root, PERMISSIVE)
 
 
+@pytest.mark.slow
 @settings(
-    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+    max_examples=bounded(100),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    database=None,
 )
 @given(root=trees(), options=st.one_of(OPTIONS, st.just(PERMISSIVE)))
 def test_any_tree_and_options_build_as_before(root: WorkloadItem, options: BuildOptions) -> None:

@@ -15,6 +15,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_bound import bounded
 from test_spec_fuzz import spec_documents
 
 from workloadbuilder import Builder, WorkloadItem, composite, leaf
@@ -134,7 +135,10 @@ def test_every_spec_file_maps_to_the_tree_it_did(path: Path) -> None:
 
 
 SETTINGS = settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+    max_examples=bounded(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    database=None,
 )
 
 

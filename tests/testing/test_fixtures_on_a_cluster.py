@@ -81,6 +81,7 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 def test_by_default_the_fixtures_run_on_a_fake_apiserver(project: Path) -> None:
     record = project / "record.jsonl"
     result = _pytest(project, RECORD=str(record))
@@ -89,6 +90,7 @@ def test_by_default_the_fixtures_run_on_a_fake_apiserver(project: Path) -> None:
     assert first["fake"] is True and first["namespace"] != second["namespace"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["option", "environment"])
 def test_on_an_existing_cluster_each_test_has_its_own_namespace_deleted_after(
     project: Path, how: str
@@ -135,6 +137,7 @@ def test_on_an_existing_cluster_each_test_has_its_own_namespace_deleted_after(
     assert not namespaces & left  # each test's namespace is gone, with its objects
 
 
+@pytest.mark.slow
 def test_a_missing_kubeconfig_fails_the_tests_saying_so(project: Path) -> None:
     result = _pytest(project, "--kube-cluster", str(project / "nowhere"), RECORD="x")
     assert f"no kubeconfig at {project / 'nowhere'}" in result.stdout, result.stdout[-3000:]

@@ -11,6 +11,7 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_bound import bounded
 
 import workloadbuilder as wb
 from workloadbuilder.api.sdk import yaml_stream
@@ -63,7 +64,7 @@ _json = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=bounded(300), deadline=None)
 @given(st.lists(_json, max_size=4))
 def test_any_stream_of_json_documents_has_the_previous_bytes(docs: list[Any]) -> None:
     assert yaml_stream(docs) == previous_writer(docs)

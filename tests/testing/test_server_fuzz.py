@@ -16,6 +16,7 @@ import aiohttp
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_bound import bounded
 
 from workloadbuilder.testing import FakeAPIServer
 
@@ -275,7 +276,7 @@ def test_malformed_requests_never_break_the_server(
 
 
 @pytest.mark.slow
-@settings(FAST, max_examples=300)
+@settings(FAST, max_examples=bounded(300))
 @given(st.lists(requests(), min_size=1, max_size=5))
 def test_malformed_requests_never_break_the_server_long(
     batch: list[tuple[str, str, bytes, str, dict[str, str]]],

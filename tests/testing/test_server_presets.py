@@ -149,6 +149,7 @@ def test_a_gate_without_its_version_serves_nothing() -> None:
     assert not server.serves("scheduling.k8s.io", "v1alpha3", "compositepodgroups")
 
 
+@pytest.mark.slow
 def test_the_pytest_option_sets_the_preset_the_marker_overrides_it(tmp_path: Path) -> None:
     (tmp_path / "test_preset.py").write_text(
         "import pytest\n\n"
@@ -182,6 +183,7 @@ def test_the_pytest_option_sets_the_preset_the_marker_overrides_it(tmp_path: Pat
     assert "2 passed" in done.stdout
 
 
+@pytest.mark.slow
 def test_the_ini_option_sets_the_preset(tmp_path: Path) -> None:
     (tmp_path / "pytest.ini").write_text("[pytest]\nfake_apiserver_preset = beta-1.37\n")
     (tmp_path / "test_ini.py").write_text(

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_bound import bounded
 
 from workloadbuilder.testing.apply import managed
 from workloadbuilder.testing.apply.fieldset import decode, encode, fieldset, format_path, get_at
@@ -172,7 +173,7 @@ label_sets = st.dictionaries(
 )
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=bounded(50), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["m1", "m2"]), label_sets), min_size=1, max_size=5))
 def test_reapplying_the_last_configuration_is_a_no_op(
     steps: list[tuple[str, dict[str, str]]],
@@ -229,7 +230,7 @@ def _stored(name: str, deleting: bool, rv: int) -> Any:
     return Stored({"metadata": meta}, ())
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=bounded(60), deadline=None)
 @given(
     st.lists(
         st.tuples(st.sampled_from("abcd"), st.sampled_from(["put", "delete-mark", "remove"])),

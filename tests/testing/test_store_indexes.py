@@ -10,6 +10,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_bound import bounded
 
 from workloadbuilder.testing.apply import managed
 from workloadbuilder.testing.engine.controllers import Controllers
@@ -62,7 +63,7 @@ _step = st.tuples(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=bounded(200), deadline=None)
 @given(st.lists(_step, max_size=40), st.integers(min_value=0, max_value=40))
 def test_indexes_match_a_full_scan(steps: list[Any], index_from: int) -> None:
     store = Store(history=100)

@@ -6,11 +6,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 from test_docs_examples import blocks, mypy_strict, page_files, run
 
 PAGE = "controllers.md"
 
 
+@pytest.mark.slow
 def test_the_controller_program_runs_and_creates_a_gang_per_job(tmp_path: Path) -> None:
     (program,) = blocks(PAGE, "program")
     path = tmp_path / "controller_program.py"
@@ -27,8 +29,9 @@ def test_the_controller_program_runs_and_creates_a_gang_per_job(tmp_path: Path) 
     assert lines[-1] == "3 PodGroups"
 
 
-def test_every_block_passes_mypy_strict(tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_every_block_passes_mypy_strict(tmp_path: Path, mypy_cache: Path) -> None:
     files = page_files(PAGE, tmp_path)
     assert len(files) >= 6
-    result = mypy_strict(files, tmp_path)
+    result = mypy_strict(files, tmp_path, mypy_cache)
     assert result.returncode == 0, result.stdout[-5000:]

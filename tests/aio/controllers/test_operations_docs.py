@@ -7,6 +7,7 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
 from test_docs_examples import DOCS, blocks, mypy_strict, page_files, run
 
 PAGE = "operations.md"
@@ -25,8 +26,9 @@ def test_the_manager_program_prints_what_the_page_says(tmp_path: Path) -> None:
     assert result.stdout == said
 
 
-def test_every_block_passes_mypy_strict(tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_every_block_passes_mypy_strict(tmp_path: Path, mypy_cache: Path) -> None:
     files = page_files(PAGE, tmp_path)
     assert len(files) >= 3
-    result = mypy_strict(files, tmp_path)
+    result = mypy_strict(files, tmp_path, mypy_cache)
     assert result.returncode == 0, result.stdout[-5000:]

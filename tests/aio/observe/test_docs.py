@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from workloadbuilder.aio import FindingKind, GroupState, MemberProblem
 
 DOC = (Path(__file__).resolve().parents[3] / "docs" / "observe.md").read_text(encoding="utf-8")
@@ -39,6 +41,7 @@ def test_the_picture_reaches_every_state() -> None:
     assert all(f">{s.value}<" in picture for s in GroupState)
 
 
+@pytest.mark.slow
 def test_the_examples_output_shown_is_the_examples_own() -> None:
     import subprocess
     import sys
