@@ -156,8 +156,13 @@ def test_preemption_example_evicts_by_disruption_mode() -> None:
     assert "inference: nominatedNodeName node-3" in out
     assert "diagnose b-all: state: Preempted" in out
     assert "diagnose a-single: state: Preempted" in out
-    # the first attempt's message, without a preemption suffix (observed, 1a)
-    assert "inference: PodScheduled False: 0/4 nodes are available: 4 Insufficient cpu.\n" in out
+    # while its victim terminates, the retry's message (observed, 1a: "later retries ... gave
+    # the message ... preemption: not eligible due to a terminating pod on the nominated node.")
+    assert (
+        "inference: PodScheduled False: 0/4 nodes are available: 4 Insufficient cpu. no new"
+        " claims to deallocate, preemption: not eligible due to a terminating pod on the"
+        " nominated node.\n"
+    ) in out
     assert "bound ml/inference to node-3" in out and "bound ml/train-0 to node-0" in out
     assert "victims gone before binding: True" in out
 
