@@ -359,8 +359,13 @@ def _class_infos() -> dict[type[K8sModel], ClassInfo]:
 
 
 def class_info(cls: type[K8sModel]) -> ClassInfo:
-    """The upstream definitions (or the composite counterpart) of one of our classes."""
-    return _class_infos()[cls]
+    """The upstream definitions (or the composite counterpart) of one of our classes (a
+    private subclass, such as a block's frozen topology constraint, is its public type's)."""
+    infos = _class_infos()
+    for base in cls.__mro__:
+        if base in infos:
+            return infos[base]  # type: ignore[index]
+    raise KeyError(cls)
 
 
 def _model_for_definition(definition: str) -> type[K8sModel]:

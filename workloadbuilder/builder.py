@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
-from pydantic import ValidationError
-
 from ._gorender import go_quote
 from ._reuse import Compiled, OptionsKey, compiled_for, seen_equal, still_of_value, validate_again
 from ._stampjson import (
@@ -18,9 +16,7 @@ from ._stampjson import (
 from .api.meta_v1 import ObjectMeta
 from .api.scheduling_v1alpha3 import CompositePodGroup
 from .api.scheduling_v1beta1 import (
-    CompositePodGroupTemplate,
     PodGroup,
-    PodGroupTemplate,
     TypedLocalObjectReference,
     Workload,
     WorkloadSpec,
@@ -33,7 +29,6 @@ from .api.sdk import (
     json_factory,
     json_view,
 )
-from .config import ResourceClaim, SchedulingConfig
 from .execution import Release, RuntimeObject, RuntimeObjects
 from .field import ErrorList, FieldError
 from .item import WorkloadItem
@@ -46,7 +41,8 @@ from .options import (
     controller_ref,
 )
 from .roots import MIXED_KINDS, as_roots, templates_key, validate_roots
-from .validation import MAX_TREE_DEPTH, TreeCheckCache, resolves_alone
+from .templates import BuildError, check_depth, composite_template, leaf_template, template_json
+from .validation import TreeCheckCache
 
 __all__ = [
     "BuildError",
@@ -76,18 +72,6 @@ _Sweep = Callable[[str], DeferredModel]
 _Parent = str | None | _NoParent
 # One object of a release plan: its kind, name, spec and to_dict() function.
 _Planned = tuple[type[DeferredModel], str, dict[str, Any], Any]
-
-
-class BuildError(ValueError):
-    """The tree cannot be compiled, or the Builder was used out of order.
-
-    ``errors`` holds field errors when the cause is a malformed object of the controller's
-    (e.g. a Job whose ``spec.scheduling`` does not parse), so a webhook can answer with them.
-    """
-
-    def __init__(self, message: str, errors: ErrorList | None = None) -> None:
-        super().__init__(message)
-        self.errors = errors if errors is not None else ErrorList()
 
 
 def _group_of(api_version: str) -> str:
@@ -548,7 +532,7 @@ class Builder:
             tree_error = facts.tree_error()
             if tree_error is not None:
                 raise BuildError(str(tree_error))
-            _check_depth(root)
+            check_depth(root)
         if len({root.is_composite for root, _ in pairs}) > 1:
             raise BuildError(MIXED_KINDS)
         compiled = self._compiled_in_one_validation(pairs, kept)
@@ -560,10 +544,10 @@ class Builder:
         """The Workload built template by template: slower, but the first problem found is
         the error ``build_workload()`` raises (the one-validation path falls back to it)."""
         if pairs[0][0].is_composite:
-            composites = [_composite_template(root, facts) for root, facts in pairs]
+            composites = [composite_template(root, facts) for root, facts in pairs]
             spec = WorkloadSpec(composite_pod_group_templates=composites)
         else:
-            spec = WorkloadSpec(pod_group_templates=[_leaf_template(r, f) for r, f in pairs])
+            spec = WorkloadSpec(pod_group_templates=[leaf_template(r, f) for r, f in pairs])
         owner = self._options.owner
         if owner is None:
             raise BuildError("a Workload must be owned by its controller for garbage collection")
@@ -592,7 +576,7 @@ class Builder:
         if owner is None:
             return None
         try:
-            templates = [_template_json(root, facts) for root, facts in pairs]
+            templates = [template_json(root, facts) for root, facts in pairs]
             api_group = _group_of(owner.api_version)
         except BuildError:
             return None
@@ -620,143 +604,6 @@ class Builder:
             return Workload.model_validate(document)
         except ValueError:
             return None
-
-
-def _template_json(item: WorkloadItem, facts: TreeCheckCache) -> dict[str, Any]:
-    """The template of ``item`` and its subtree as JSON (raises ``BuildError`` as resolving).
-
-    The JSON of a subtree whose items resolve alone is the items' own: kept with the item,
-    shared by the Workloads of every Builder (never changed, as every document's parts)."""
-    derived = item.derived()
-    known: dict[str, Any] | None = derived.get(_TEMPLATE_JSON)
-    if known is not None:
-        return known
-    fields = _template_fields(item, item.is_composite, facts)
-    if item.is_composite:
-        _add_children(fields, item, facts, _template_json, _template_json)
-    if resolves_alone(item) and all(_TEMPLATE_JSON in c.derived() for c in item.children):
-        derived[_TEMPLATE_JSON] = fields
-    return fields
-
-
-_TEMPLATE_JSON = "template JSON"
-
-
-def _add_children(
-    fields: dict[str, Any],
-    item: WorkloadItem,
-    facts: TreeCheckCache,
-    leaf: Callable[[WorkloadItem, TreeCheckCache], Any],
-    composite: Callable[[WorkloadItem, TreeCheckCache], Any],
-) -> None:
-    """A composite's child templates into ``fields``: every leaf, then every composite."""
-    leaves = [leaf(c, facts) for c in item.children if not c.is_composite]
-    composites = [composite(c, facts) for c in item.children if c.is_composite]
-    if leaves:
-        fields["podGroupTemplates"] = leaves
-    if composites:
-        fields["compositePodGroupTemplates"] = composites
-
-
-def _check_depth(root: WorkloadItem) -> None:
-    """Refuse a tree deeper than the API server accepts (it could not be stored anyway).
-    Only composites can be too deep, so only they are visited."""
-    stack = [(root, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if item.is_composite and depth >= MAX_TREE_DEPTH:
-            raise BuildError(
-                f"workload item {go_quote(item.name)} is below {MAX_TREE_DEPTH - 1} levels of"
-                f" composites: maximum template hierarchy depth is {MAX_TREE_DEPTH}"
-            )
-        stack.extend((child, depth + 1) for child in item.children if child.children)
-
-
-def _resolve(item: WorkloadItem, facts: TreeCheckCache) -> SchedulingConfig:
-    """``item``'s resolved config, resolved once for the Builder (``validate()`` included)."""
-    resolution = facts.resolutions.of(item)
-    if resolution.config is None:
-        error = resolution.error
-        raise BuildError(f"resolving workload item {go_quote(item.name)}: {error}") from error
-    return resolution.config
-
-
-def _template_fields(item: WorkloadItem, composite: bool, facts: TreeCheckCache) -> dict[str, Any]:
-    """The JSON fields a leaf and a composite template share, from the resolved config."""
-    config = _resolve(item, facts)
-    fields: dict[str, Any] = {"name": item.name}
-    policy = config.policy
-    if policy is not None and policy.gang is not None:
-        count = policy.gang.min_count
-        if count is None:
-            what = (
-                "composite gang scheduling requires minGroupCount"
-                if composite
-                else ("gang scheduling requires minCount")
-            )
-            raise BuildError(f"{what} to be set after resolution")
-        fields["schedulingPolicy"] = {"gang": {"minGroupCount" if composite else "minCount": count}}
-    else:
-        fields["schedulingPolicy"] = {"basic": {}}
-    if config.constraints is not None and config.constraints.topology:
-        fields["schedulingConstraints"] = {
-            "topology": [{"key": key} for key in config.constraints.topology]
-        }
-    if config.resource_claims and not composite:
-        fields["resourceClaims"] = [_claim_json(c) for c in config.resource_claims]
-    mode = config.disruption_mode
-    if mode is not None and mode.all is not None:
-        fields["disruptionMode"] = {"all": {}}
-    elif mode is not None and mode.single is not None:
-        fields["disruptionMode"] = {"single": {}}
-    if config.priority_class_name:
-        fields["priorityClassName"] = config.priority_class_name
-    return fields
-
-
-def _claim_json(claim: ResourceClaim) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": claim.name}
-    if claim.resource_claim_name is not None:
-        out["resourceClaimName"] = claim.resource_claim_name
-    if claim.resource_claim_template_name is not None:
-        out["resourceClaimTemplateName"] = claim.resource_claim_template_name
-    return out
-
-
-_T = TypeVar("_T", PodGroupTemplate, CompositePodGroupTemplate)
-
-
-def _parsed(kind: type[_T], item: WorkloadItem, fields: dict[str, Any]) -> _T:
-    try:
-        return kind.model_validate(fields)
-    except ValidationError as exc:
-        errors = ErrorList.from_pydantic(exc, model=kind)
-        raise BuildError(
-            f"workload item {go_quote(item.name)} cannot be compiled (validate() reports it at"
-            f" the controller's path): {errors}",
-            errors,
-        ) from None
-
-
-def _leaf_template(item: WorkloadItem, facts: TreeCheckCache) -> PodGroupTemplate:
-    fields = _template_fields(item, False, facts)
-    if "resourceClaims" in fields:  # an error shows each claim with its unset sources as null
-        claims = _resolve(item, facts).resource_claims
-        fields["resourceClaims"] = [
-            {
-                "name": c.name,
-                "resourceClaimName": c.resource_claim_name,
-                "resourceClaimTemplateName": c.resource_claim_template_name,
-            }
-            for c in claims
-        ]
-    return _parsed(PodGroupTemplate, item, fields)
-
-
-def _composite_template(item: WorkloadItem, facts: TreeCheckCache) -> CompositePodGroupTemplate:
-    fields = _template_fields(item, True, facts)
-    _add_children(fields, item, facts, _leaf_template, _composite_template)
-    return _parsed(CompositePodGroupTemplate, item, fields)
 
 
 def validate(

@@ -49,7 +49,14 @@ def test_core_dependencies_are_pydantic_and_pyyaml() -> None:
 
 def test_extras_are_as_decided() -> None:
     extras = PYPROJECT["project"]["optional-dependencies"]
-    assert _names(extras["aio"]) == {"kubernetes-asyncio", "tenacity", "aiohttp"}
+    # prometheus-client: the metrics every part records; jsonpatch: a mutating webhook's answer
+    assert _names(extras["aio"]) == {
+        "kubernetes-asyncio",
+        "tenacity",
+        "aiohttp",
+        "prometheus-client",
+        "jsonpatch",
+    }
     # cryptography: the RBAC server's TLS listener (kubectl sends a token only over TLS)
     assert _names(extras["testing"]) == {"aiohttp", "kubernetes-asyncio", "cryptography"}
     assert _names(extras["cli"]) == {"typer", "rich", "workloadbuilder"}

@@ -7,10 +7,10 @@ is imported only when the verbs are resolved: the offline commands start without
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Final
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
 
-__all__ = ["COMMANDS", "COMMAND_VERBS", "sdk_verbs"]
+__all__ = ["COMMANDS", "COMMAND_VERBS", "role_manifests", "sdk_verbs"]
 
 COMMAND_VERBS: Final[Mapping[str, tuple[str, ...]]] = {
     "apply": ("preflight", "apply"),
@@ -44,3 +44,22 @@ def sdk_verbs(words: Iterable[str]) -> tuple[str, ...]:
                 f"unknown verb {word!r}: give a command ({COMMANDS}) or an SDK verb ({sdk})"
             )
     return tuple(dict.fromkeys(found))
+
+
+def role_manifests(
+    words: Iterable[str],
+    service_account: str,
+    namespace: str | None,
+    name: str,
+    cache_kinds: Sequence[str] | None,
+    sa_namespace: str,
+) -> list[dict[str, Any]]:
+    """The Role (a ClusterRole when ``namespace`` is ``None``) that ``words`` need, and its
+    binding to ``service_account`` of ``sa_namespace``; ``ValueError`` for an unknown word or
+    cache kind."""
+    from ..aio import required_rules
+
+    permissions = required_rules(
+        *sdk_verbs(words), namespace=namespace, cache_kinds=cache_kinds or None
+    )
+    return permissions.manifests(service_account, name=name, sa_namespace=sa_namespace)

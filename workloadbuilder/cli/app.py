@@ -36,7 +36,7 @@ from ._io import (
     spec_path,
 )
 from ._look import Command, Group
-from ._permissions import COMMANDS, sdk_verbs
+from ._permissions import COMMANDS, role_manifests
 
 __all__ = ["app", "main"]
 
@@ -680,20 +680,16 @@ def rbac(
 
     Exactly what the verbs send, no more: ready for `kubectl apply -f -`.
     """
-    from ..aio import required_rules
-
     if namespace is None and not all_namespaces:
         fail("name the namespace with -n NAMESPACE, or -A for every namespace", USAGE)
-    scope = None if all_namespaces else namespace
     try:
-        sdk = sdk_verbs(verbs)
-        permissions = required_rules(*sdk, namespace=scope, cache_kinds=cache_kind or None)
+        scope = None if all_namespaces else namespace
+        manifests = role_manifests(
+            verbs, service_account, scope, name, cache_kind, sa_namespace=namespace or ""
+        )
     except ValueError as exc:
         fail(str(exc), USAGE)
-    emit(
-        permissions.manifests(service_account, name=name, sa_namespace=namespace or ""),
-        Format.yaml,
-    )
+    emit(manifests, Format.yaml)
 
 
 def main() -> None:
