@@ -30,6 +30,28 @@ _CONTAINERS = [{"name": "c", "image": "busybox"}]
 _RULES = [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]
 _ROLE_REF = {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"}
 _SUBJECTS = [{"kind": "ServiceAccount", "name": "trainer", "namespace": NS}]
+_WEBHOOK = {  # never called: no object of its rules' resource is written
+    # the defaults written out: `rules` is an atomic list, so a defaulted `scope` would make
+    # kubectl's next three-way patch replace it ("configured"), as on a real cluster
+    "name": "v.runs.example.com",
+    "failurePolicy": "Fail",
+    "matchPolicy": "Equivalent",
+    "namespaceSelector": {},
+    "objectSelector": {},
+    "timeoutSeconds": 10,
+    "clientConfig": {"url": "https://127.0.0.1:9/validate"},
+    "rules": [
+        {
+            "apiGroups": ["example.com"],
+            "apiVersions": ["v1"],
+            "operations": ["CREATE"],
+            "resources": ["runs"],
+            "scope": "*",
+        }
+    ],
+    "sideEffects": "None",
+    "admissionReviewVersions": ["v1"],
+}
 _TEMPLATES = [{"name": "workers", "schedulingPolicy": {"gang": {"minCount": 2}}}]
 
 SAMPLES: dict[tuple[str, str], dict[str, Any]] = {
@@ -70,6 +92,10 @@ SAMPLES: dict[tuple[str, str], dict[str, Any]] = {
                 }
             ],
         }
+    },
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"): {"webhooks": [_WEBHOOK]},
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): {
+        "webhooks": [{**_WEBHOOK, "name": "m.runs.example.com", "reinvocationPolicy": "Never"}]
     },
     ("rbac.authorization.k8s.io", "Role"): {"rules": _RULES},
     ("rbac.authorization.k8s.io", "ClusterRole"): {"rules": _RULES},

@@ -65,6 +65,16 @@ _BINDING: Shape = {
     "subjects": [_any("kind", "apiGroup", "name", "namespace")],
     "roleRef": _any("apiGroup", "kind", "name"),
 }
+_WEBHOOK: Shape = {
+    **_any(
+        "name", "admissionReviewVersions", "failurePolicy", "matchPolicy", "namespaceSelector",
+        "objectSelector", "sideEffects", "timeoutSeconds", "matchConditions",
+    ),
+    "clientConfig": {
+        **_any("url", "caBundle"), "service": _any("namespace", "name", "path", "port"),
+    },
+    "rules": [_any("apiGroups", "apiVersions", "operations", "resources", "scope")],
+}  # fmt: skip
 SHAPES: dict[tuple[str, str], Shape] = {
     ("", "Pod"): {**_OBJECT, "spec": POD_SPEC},
     ("", "Namespace"): {**_OBJECT, "spec": _any("finalizers")},
@@ -88,6 +98,12 @@ SHAPES: dict[tuple[str, str], Shape] = {
     ("scheduling.k8s.io", "PriorityClass"): {**_TYPED, **_any(
         "value", "globalDefault", "description", "preemptionPolicy",
     )},
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"): {
+        **_TYPED, "webhooks": [_WEBHOOK],
+    },
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): {
+        **_TYPED, "webhooks": [{**_WEBHOOK, "reinvocationPolicy": None}],
+    },
     ("coordination.k8s.io", "Lease"): {**_TYPED, "spec": _any(
         "holderIdentity", "leaseDurationSeconds", "acquireTime", "renewTime", "leaseTransitions",
         "strategy", "preferredHolder",
