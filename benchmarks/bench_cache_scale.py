@@ -111,7 +111,7 @@ async def list_texts(session: aiohttp.ClientSession, namespace: str) -> list[byt
 
 async def steady_pass(api: Any, cache: aio.Cache) -> int:
     """``reconcile_job`` on every cached Job; the number reconciled (nothing may be created)."""
-    jobs = cache.list("Job")
+    jobs = await cache.list("Job")
     for obj in jobs:
         result = await aio.reconcile_job(api, obj, cache=cache)
         assert not result.created and not result.resized, result
@@ -192,7 +192,7 @@ async def run(args: Any) -> tuple[list[Row], str]:
                     item.setdefault("kind", kind)
                     item["metadata"].pop("managedFields", None)
                     meta = item["metadata"]
-                    assert caches["big"].get(kind, meta["namespace"], meta["name"]) == item
+                    assert await caches["big"].get(kind, meta["namespace"], meta["name"]) == item
             per = max(1, args.jobs // args.small)
 
             async def pass_big() -> None:
