@@ -17,7 +17,7 @@ import pytest
 from cli_paths import ROOT
 from cluster_support import cli, create_namespace
 from docs_pages import SESSIONS, assert_shown, assert_snippet
-from server_process import server_process
+from server_process import server_kubeconfigs
 
 from workloadbuilder.testing import FakeAPIServer
 
@@ -115,15 +115,20 @@ def test_testing_md_shell_sessions_print_what_the_page_shows(
     prints the lines shown (its AGE column and the server's directory aside)."""
     assert KUBECTL is not None
     (start, printed), *steps = session
-    with server_process(*start[3:]) as kubeconfig:
-        assert _masked([str(kubeconfig)]) == _masked(printed)
-        env = {**os.environ, "HOME": str(tmp_path), "KUBECONFIG": str(kubeconfig)}
+    with server_kubeconfigs(*start[3:], count=len(printed)) as kubeconfigs:
+        assert _masked([str(k) for k in kubeconfigs]) == _masked(printed)
+        actual = {shown: str(path) for shown, path in zip(printed, kubeconfigs, strict=True)}
+        env = {**os.environ, "HOME": str(tmp_path), "KUBECONFIG": str(kubeconfigs[0])}
         for argv, shown in steps:
             if argv[0] == "export":
-                assert argv[1] == f"KUBECONFIG={printed[0]}"
+                name, _, value = argv[1].partition("=")
+                assert name == "KUBECONFIG" and value in actual, argv
+                env["KUBECONFIG"] = actual[value]
                 continue
             assert argv[0] == "kubectl", argv
+            args = [actual.get(a, a) for a in argv[1:]]  # a printed kubeconfig: this run's
             result = subprocess.run(
-                [KUBECTL, *argv[1:]], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60
+                [KUBECTL, *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60
             )
-            assert _masked(result.stdout.splitlines()) == _masked(shown), result.stderr
+            said = result.stdout + (result.stderr if result.returncode else "")  # errors too
+            assert _masked(said.splitlines()) == _masked(shown), result.stderr
