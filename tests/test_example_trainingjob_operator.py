@@ -39,6 +39,7 @@ EXAMPLE = ROOT / "examples" / "trainingjob_operator"
 NS = "ml"
 KUBECTL = shutil.which("kubectl")
 GROUP = "training.example.com"
+BAD = EXAMPLE / "bad-trainingjob.yaml"
 
 
 def free_port() -> int:
@@ -205,7 +206,7 @@ async def test_a_bad_job_is_refused_a_good_one_defaulted_reconciled_and_counted(
     running: tuple[FakeAPIServer, Operator, Path],
 ) -> None:
     server, operator, home = running
-    bad = training_job("bad", workers=4, minWorkers=0)
+    bad = BAD.read_text()
     # kube-apiserver relays the webhook's 422 with its causes, its message prefixed
     async with aiohttp.ClientSession() as session:
         url = f"{server.url}/apis/{GROUP}/v1/namespaces/{NS}/trainingjobs"
@@ -224,13 +225,18 @@ async def test_a_bad_job_is_refused_a_good_one_defaulted_reconciled_and_counted(
             "field": "spec.minWorkers",
         }
     ]
-    # and kubectl prints an Invalid Status by its causes (StandardErrorMessage)
-    code, out = await kubectl_apply(server, home, bad)
+    # and kubectl prints an Invalid Status by its causes (StandardErrorMessage), as
+    # docs/operations.md shows it
+    code, out = await kubectl_apply(server, home, BAD.read_text())
     assert (code, out) == (
         1,
         'The TrainingJob "bad" is invalid: spec.minWorkers: Invalid value: 0: must be greater'
         " than or equal to 1\n",
     )
+    assert (ROOT / "docs" / "snippets" / "trainingjob-refused.txt").read_text() == out
+    shown = f"$ kubectl apply -f {BAD.relative_to(ROOT)}\n"
+    shown += '--8<-- "docs/snippets/trainingjob-refused.txt"\n'
+    assert shown in (ROOT / "docs" / "operations.md").read_text()
     assert server.get_object(GROUP, "v1", "trainingjobs", NS, "bad") is None
 
     code, out = await kubectl_apply(server, home, training_job("bert", workers=4))
