@@ -52,7 +52,7 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-async def reconcile_job(api_client: Any, cache: aio.Cache, job: dict[str, Any]) -> None:
+async def reconcile_training_job(api_client: Any, cache: aio.Cache, job: dict[str, Any]) -> None:
     """One TrainingJob: its Workload and PodGroup created once, the gang kept in step."""
     result = await aio.reconcile(
         api_client, builder_for(job), field_manager=FIELD_MANAGER, cache=cache
@@ -80,7 +80,7 @@ def manager_for(api_client: Any, args: argparse.Namespace) -> aio.Manager:
     manager.add_mutating_webhook(DEFAULT_PATH, default)
 
     async def reconcile(job: dict[str, Any]) -> None:
-        await reconcile_job(api_client, manager.cache, job)
+        await reconcile_training_job(api_client, manager.cache, job)
 
     manager.add_controller(TRAINING_JOBS, reconcile, name="trainingjob", workers=4)
     return manager
