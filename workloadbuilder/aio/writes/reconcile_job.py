@@ -38,6 +38,8 @@ _ROUNDS = 5  # decide-and-create rounds: the Workload, its PodGroup, an AlreadyE
 
 def _document(job: Any) -> dict[str, Any]:
     """The Job's JSON: a dict, an official-client ``V1Job`` or a lightkube ``Job``."""
+    if isinstance(job, dict):
+        return job  # read only here
     if isinstance(job, Mapping):
         return dict(job)
     dumps: tuple[tuple[str, dict[str, Any]], ...] = (
@@ -79,10 +81,14 @@ class _JobSync:
         self.job = job
         self.field_manager = field_manager
         self.namespace, self.name, uid = _identity(job)
-        self.owner = OwnerReference(api_version="batch/v1", kind="Job", name=self.name, uid=uid)
+        self.uid = uid
         self.created: list[ObjectRef] = []
         self.resized: list[ObjectRef] = []
         self.events: list[Event] = []
+
+    def owner(self) -> OwnerReference:
+        """The Job as the owner its events name (made only when an event is recorded)."""
+        return OwnerReference(api_version="batch/v1", kind="Job", name=self.name, uid=self.uid)
 
     async def event(self, job_event: JobEvent) -> None:
         event = Event(
@@ -91,7 +97,7 @@ class _JobSync:
             job_event.message,
         )
         recorded = await record_event(
-            self.transport, self.owner, self.namespace, event, self.field_manager
+            self.transport, self.owner(), self.namespace, event, self.field_manager
         )
         self.events.append(event if recorded else replace(event, recorded=False))
 
@@ -117,7 +123,7 @@ class _JobSync:
     async def decide_cached(self, pods: Sequence[Any], gate_enabled: bool) -> JobSchedulingDecision:
         """The decision on the Job's objects in the cache's indexes: the one kept for their
         versions when nothing changed (nothing parsed), else decided on their models."""
-        uid, ns = self.owner.uid, self.namespace
+        uid, ns = self.uid, self.namespace
         by_uid = CacheIndex.CONTROLLER_UID
         workloads = await self.reader.indexed(WORKLOADS, ns, by_uid, uid)
         parent = _parent_key(self.job, ns)
@@ -144,7 +150,7 @@ class _JobSync:
         """The decision from the Job's own Workload and PodGroup read by the names the Job
         controller gives them; ``None`` when either is missing or not the Job's (then only
         the lists can tell)."""
-        name = generate_workload_name(self.name, self.owner.uid)
+        name = generate_workload_name(self.name, self.uid)
         workload = await self.reader.get(WORKLOADS, self.namespace, name)
         templates = ((workload or {}).get("spec") or {}).get("podGroupTemplates") or []
         if workload is None or len(templates) != 1 or not isinstance(templates[0], Mapping):
@@ -329,12 +335,12 @@ async def reconcile_job(
     if pods is None:
         if reader.cached:
             pods = await reader.indexed(
-                PODS, sync.namespace, CacheIndex.JOB_CONTROLLER_UID, sync.owner.uid
+                PODS, sync.namespace, CacheIndex.JOB_CONTROLLER_UID, sync.uid
             )
         else:
             pods = await reader.list(
                 PODS,
                 sync.namespace,
-                label_selector=f"{JOB_CONTROLLER_UID_LABEL}={sync.owner.uid}",
+                label_selector=f"{JOB_CONTROLLER_UID_LABEL}={sync.uid}",
             )
     return await sync.run(pods, gate_enabled)
