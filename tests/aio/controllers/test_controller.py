@@ -10,14 +10,14 @@ The objects and their changes are what each test writes to the server.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from waiting import eventually
 
 from workloadbuilder import aio
 from workloadbuilder.testing import FakeAPIServer
@@ -64,20 +64,6 @@ def run(name: str, namespace: str = NS, workers: int = 2) -> dict[str, Any]:
 
 async def _never(obj: dict[str, Any]) -> None:
     raise AssertionError("not to be called")
-
-
-async def eventually(check: Callable[[], bool | Awaitable[bool]], seconds: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while not await _holds(check):
-        if loop.time() > deadline:
-            raise AssertionError(f"not true within {seconds}s")
-        await asyncio.sleep(0.02)
-
-
-async def _holds(check: Callable[[], bool | Awaitable[bool]]) -> bool:
-    found = check()
-    return bool(await found) if inspect.isawaitable(found) else bool(found)
 
 
 @dataclass
