@@ -2,7 +2,7 @@
 
 Every part records its own (the transport each request, a work queue its keys, a controller
 its reconciles, a leader election its status, a cache its informers), so they count with or
-without a ``Manager`` (the webhook server's are its own: ``controllers/webhook_metrics.py``).
+without a ``Manager`` (a webhook server its requests).
 Recording is a plain addition on the event loop's thread (no lock, no
 allocation: a reconcile pays well under a microsecond a metric); one collector hands every
 series to ``prometheus_client`` when a registry is collected. It is registered in
@@ -38,6 +38,9 @@ __all__ = [
     "RECONCILE_TOTAL",
     "REQUESTS_TOTAL",
     "REQUEST_DURATION",
+    "WEBHOOK_IN_FLIGHT",
+    "WEBHOOK_LATENCY",
+    "WEBHOOK_REQUESTS",
     "WORKQUEUE_ADDS",
     "WORKQUEUE_DEPTH",
     "WORKQUEUE_LONGEST_RUNNING",
@@ -196,7 +199,7 @@ def _exponential(start: float, factor: float, count: int) -> tuple[float, ...]:
 
 
 _NANO_TO_KILO = _exponential(10e-9, 10, 12)
-"""client-go's work queue buckets: 10ns to 1000s."""
+"""client-go's work queue and controller-runtime's webhook buckets: 10ns to 1000s."""
 
 # -- controller-runtime: pkg/internal/controller/metrics ------------------------------------
 
@@ -363,6 +366,26 @@ class _CacheCollector:
         yield listed
 
 
+# -- controller-runtime: pkg/webhook/internal/metrics (label webhook: the path) -------------
+
+WEBHOOK_REQUESTS = Counter(
+    "controller_runtime_webhook_requests_total",
+    "Total number of admission requests by HTTP status code.",
+    ["webhook", "code"],
+)
+WEBHOOK_LATENCY = Histogram(
+    "controller_runtime_webhook_latency_seconds",
+    "Histogram of the latency of processing admission requests",
+    ["webhook"],
+    _NANO_TO_KILO,
+)
+WEBHOOK_IN_FLIGHT = Gauge(
+    "controller_runtime_webhook_requests_in_flight",
+    "Current number of admission requests being served.",
+    ["webhook"],
+)
+
+
 _METRICS: tuple[Counter | Gauge | Histogram, ...] = (
     RECONCILE_TOTAL,
     RECONCILE_ERRORS,
@@ -380,6 +403,9 @@ _METRICS: tuple[Counter | Gauge | Histogram, ...] = (
     REQUEST_DURATION,
     LEADER_STATUS,
     CACHE_WATCH_RESTARTS,
+    WEBHOOK_REQUESTS,
+    WEBHOOK_LATENCY,
+    WEBHOOK_IN_FLIGHT,
 )
 
 

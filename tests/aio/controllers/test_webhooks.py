@@ -261,6 +261,7 @@ async def test_a_malformed_review_is_a_client_error_never_a_crash(
     server: Any, tmp_path: Path, body: bytes, content_type: str, code: int, message: str
 ):
     hooks, registry = server
+    counted = Counted(registry)
     status, answer = await post(
         hooks, "/validate", body, client_context(tmp_path / "certs"), content_type
     )
@@ -268,12 +269,7 @@ async def test_a_malformed_review_is_a_client_error_never_a_crash(
     assert answer["response"]["allowed"] is False
     assert answer["response"]["status"]["code"] == code
     assert message in answer["response"]["status"]["message"]
-    assert (
-        registry.get_sample_value(
-            "controller_runtime_webhook_requests_total", {"webhook": "/validate", "code": str(code)}
-        )
-        == 1.0
-    )
+    assert counted.since("controller_runtime_webhook_requests_total", "/validate", str(code)) == 1
 
 
 async def test_tls_only(server: Any):
@@ -287,22 +283,47 @@ async def test_tls_only(server: Any):
 
 async def test_metrics_count_what_was_answered(server: Any, tmp_path: Path):
     hooks, registry = server
+    counted = Counted(registry)  # the series are the process's: what this test adds to them
     ctx = client_context(tmp_path / "certs")
     for _ in range(2):
         await post(hooks, "/validate", review(), ctx)
     await post(hooks, "/validate", b"nope", ctx)
     await post(hooks, "/explode", review(), ctx)
 
-    def sample(name: str, **labels: str) -> float | None:
-        return registry.get_sample_value(name, labels)
-
-    assert sample("controller_runtime_webhook_requests_total", webhook="/validate", code="200") == 2
-    assert sample("controller_runtime_webhook_requests_total", webhook="/validate", code="400") == 1
-    assert sample("controller_runtime_webhook_requests_total", webhook="/explode", code="200") == 1
+    requests = "controller_runtime_webhook_requests_total"
+    assert counted.since(requests, "/validate", "200") == 2
+    assert counted.since(requests, "/validate", "400") == 1
+    assert counted.since(requests, "/explode", "200") == 1
     # 200 and 500 exist before any request (InstrumentedHook's WithLabelValues).
-    assert sample("controller_runtime_webhook_requests_total", webhook="/mutate", code="500") == 0
-    assert sample("controller_runtime_webhook_latency_seconds_count", webhook="/validate") == 3
-    assert sample("controller_runtime_webhook_requests_in_flight", webhook="/validate") == 0
+    assert registry.get_sample_value(requests, {"webhook": "/mutate", "code": "500"}) is not None
+    assert counted.since(requests, "/mutate", "500") == 0
+    assert counted.since("controller_runtime_webhook_latency_seconds_count", "/validate") == 3
+    in_flight = {"webhook": "/validate"}
+    assert (
+        registry.get_sample_value("controller_runtime_webhook_requests_in_flight", in_flight) == 0
+    )
+
+
+class Counted:
+    """The webhook series of a registry as they were made, to tell what a test added."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.registry = registry
+        self.before = {(s.name, *s.labels.values()): s.value for s in self._samples()}
+
+    def _samples(self) -> list[Any]:
+        return [
+            s
+            for family in self.registry.collect()
+            if family.name.startswith("controller_runtime_webhook")
+            for s in family.samples
+        ]
+
+    def since(self, name: str, webhook: str, code: str | None = None) -> float:
+        labels = {"webhook": webhook, **({"code": code} if code is not None else {})}
+        now = self.registry.get_sample_value(name, labels) or 0.0
+        key = (name, *labels.values())
+        return now - self.before.get(key, 0.0)
 
 
 def served_fingerprint(url: str) -> str:

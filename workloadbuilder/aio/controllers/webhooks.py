@@ -28,11 +28,12 @@ from typing import Any
 
 import jsonpatch
 from aiohttp import web
+from prometheus_client import CollectorRegistry
 
 from ...field import ErrorList
+from ..metrics import WEBHOOK_IN_FLIGHT, WEBHOOK_LATENCY, WEBHOOK_REQUESTS, register
 from .admission import AdmissionRequest, MalformedReview, read_review, review_response
 from .servers import split_bind_address
-from .webhook_metrics import webhook_metrics
 
 __all__ = ["MAX_REVIEW_BYTES", "Mutate", "Validate", "WebhookServer"]
 
@@ -114,13 +115,14 @@ class WebhookServer:
         bind_address: str,
         cert_dir: str | os.PathLike[str],
         *,
-        registry: Any = None,
+        registry: CollectorRegistry | None = None,
         cert_reload_interval: float = 10.0,
         shutdown_timeout: float = 30.0,
     ) -> None:
         self._host, self._port = split_bind_address(bind_address)
         self._cert_dir = Path(cert_dir)
-        self._metrics = webhook_metrics(registry)
+        if registry is not None:
+            register(registry)  # the SDK's metrics, these among them
         self._reload_interval = cert_reload_interval
         self._shutdown_timeout = shutdown_timeout
         self._app = web.Application(client_max_size=MAX_REVIEW_BYTES + 1)
@@ -146,7 +148,9 @@ class WebhookServer:
         if self._runner is not None:
             raise RuntimeError("add webhooks before the server starts")
         self._paths.add(path)
-        self._metrics.prepare(path)
+        for code in ("200", "500"):  # as InstrumentedHook: these exist before a request
+            WEBHOOK_REQUESTS.labels(path, code)
+        WEBHOOK_IN_FLIGHT.labels(path)
         self._app.router.add_post(path, self._handler(path, answer))
 
     async def start(self) -> None:
@@ -187,16 +191,17 @@ class WebhookServer:
     def _handler(
         self, path: str, answer: Callable[[AdmissionRequest], Awaitable[dict[str, Any]]]
     ) -> Callable[[web.Request], Awaitable[web.Response]]:
-        metrics = self._metrics
+        in_flight, latency = WEBHOOK_IN_FLIGHT.labels(path), WEBHOOK_LATENCY.labels(path)
 
         async def handle(http: web.Request) -> web.Response:
             started = time.perf_counter()
-            metrics.in_flight(path, +1)
+            in_flight.inc()
             try:
                 response = await _respond(http, answer)
             finally:
-                metrics.in_flight(path, -1)
-            metrics.observe(path, response.status, time.perf_counter() - started)
+                in_flight.dec()
+            WEBHOOK_REQUESTS.labels(path, str(response.status)).inc()
+            latency.observe(time.perf_counter() - started)
             return response
 
         return handle
